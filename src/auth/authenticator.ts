@@ -1,0 +1,136 @@
+import { LRUCache } from 'lru-cache';
+import { AppError } from '../core/errors.js';
+import type { KeyRow, KeysRepo } from '../store/keys-repo.js';
+import { assertUsable, hashKey, keyState, lookupKey } from './api-keys.js';
+import { SUPER_ADMIN, type Caller } from './caller.js';
+import { verifyJwt } from './jwt.js';
+import type { SessionGuard } from './sessions.js';
+import { KEY_CALLER_PREFIX, mintTileToken, verifyTileToken } from './tile-token.js';
+
+/** Which credential rules apply: the spec's credential matrix, one value per row. */
+export type Surface = 'json' | 'mint' | 'tile' | 'admin' | 'none';
+
+export interface Credentials {
+  apiKey?: string;
+  bearer?: string;
+  tileToken?: string;
+}
+
+export interface AuthDeps {
+  keys: KeysRepo;
+  sessions: SessionGuard;
+  /** Undefined when the data directory's secret is missing or unsafe: tile tokens then fail closed. */
+  tileSecret?: Buffer;
+  jwtSecret?: Buffer;
+  tileTokenTtlS: number;
+  keyCacheTtlS: number;
+  jwtPerMinute: number;
+  jwtDaily: number;
+  nowS: () => number;
+}
+
+const keyCaller = (row: KeyRow, via: Caller['via']): Caller => ({
+  kind: 'key',
+  id: row.id,
+  keyId: row.id,
+  role: row.role,
+  plan: row.plan,
+  perMinute: row.per_minute,
+  daily: row.daily,
+  via,
+});
+
+export class Authenticator {
+  /** Tile-family key-state cache (spec: 30 s by default); `null` caches "no such key" too. */
+  private readonly cache: LRUCache<string, { row: KeyRow | null }> | undefined;
+
+  constructor(private readonly d: AuthDeps) {
+    this.cache = d.keyCacheTtlS > 0 ? new LRUCache({ max: 50_000, ttl: d.keyCacheTtlS * 1000 }) : undefined;
+  }
+
+  get tileTokensAvailable(): boolean {
+    return this.d.tileSecret !== undefined;
+  }
+
+  authenticate(surface: Surface, creds: Credentials): Caller | undefined {
+    switch (surface) {
+      case 'none':
+        return undefined;
+      case 'tile':
+        return this.tileFamily(creds);
+      case 'admin': {
+        const caller = this.jsonFamily(creds);
+        if (caller.role !== SUPER_ADMIN) throw new AppError('INSUFFICIENT_ROLE');
+        return caller;
+      }
+      default:
+        return this.jsonFamily(creds);
+    }
+  }
+
+  /** JSON endpoints, staticmap, minting and admin: key state is read from the store on every request. */
+  private jsonFamily(c: Credentials): Caller {
+    if (c.apiKey) return keyCaller(assertUsable(lookupKey(this.d.keys, c.apiKey), this.d.nowS()), 'header');
+    if (c.bearer !== undefined) return this.jwtCaller(c.bearer);
+    throw new AppError('MISSING_TOKEN');
+  }
+
+  private jwtCaller(token: string): Caller {
+    if (!this.d.jwtSecret) throw new AppError('MAPS_AUTH_UNAVAILABLE');
+    const now = this.d.nowS();
+    const claims = verifyJwt(token, this.d.jwtSecret, now);
+    this.d.sessions.check(claims, now);
+    return {
+      kind: 'jwt',
+      id: `jwt:${claims.sub}`,
+      role: claims.role,
+      plan: 'platform',
+      perMinute: this.d.jwtPerMinute,
+      daily: this.d.jwtDaily,
+      via: 'bearer',
+    };
+  }
+
+  /** Tiles, vector, style, glyphs, sprites: header key (cached state) or a tile token; JWTs are not accepted. */
+  private tileFamily(c: Credentials): Caller {
+    const now = this.d.nowS();
+    if (c.apiKey) return keyCaller(assertUsable(this.cachedByKey(c.apiKey), now), 'header');
+    if (c.tileToken === undefined) throw new AppError('AUTH_REQUIRED');
+    if (!this.d.tileSecret) throw new AppError('MAPS_AUTH_UNAVAILABLE');
+    const keyId = verifyTileToken(c.tileToken, this.d.tileSecret, now);
+    const row = this.cachedById(keyId);
+    if (!row || keyState(row, now) !== 'active') throw new AppError('API_KEY_REVOKED');
+    return keyCaller(row, 'tile_token');
+  }
+
+  private cachedByKey(key: string): KeyRow | undefined {
+    // Cached under the key's hash so the cache holds no usable secret.
+    return this.cached(`h:${hashKey(key)}`, () => lookupKey(this.d.keys, key));
+  }
+
+  private cachedById(id: string): KeyRow | undefined {
+    return this.cached(`i:${id}`, () => this.d.keys.findById(id));
+  }
+
+  private cached(ck: string, load: () => KeyRow | undefined): KeyRow | undefined {
+    const hit = this.cache?.get(ck);
+    if (hit) return hit.row ?? undefined;
+    const row = load();
+    this.cache?.set(ck, { row: row ?? null });
+    return row;
+  }
+
+  /** Called on revoke so the tile family stops honouring the key at once instead of after the cache lifetime. */
+  invalidateKey(id: string): void {
+    if (!this.cache) return;
+    for (const [ck, v] of this.cache.entries()) if (ck === `i:${id}` || v.row?.id === id) this.cache.delete(ck);
+  }
+
+  /** A JWT caller gets a token too, but bound to its subject, so using it answers TOKEN_NOT_KEY_BOUND. */
+  mint(caller: Caller): { token: string; expiresAtS: number } {
+    if (!this.d.tileSecret) throw new AppError('TILE_TOKEN_FAILED');
+    const expiresAtS = this.d.nowS() + this.d.tileTokenTtlS;
+    const callerId = caller.keyId ? KEY_CALLER_PREFIX + caller.keyId : `user:${caller.id.replace(/^jwt:/, '')}`;
+    return { token: mintTileToken(callerId, expiresAtS, this.d.tileSecret), expiresAtS };
+  }
+}

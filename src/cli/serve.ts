@@ -1,0 +1,44 @@
+import { Command } from 'commander';
+import { createApp } from '../app.js';
+import { jsonLogger } from '../core/log.js';
+import { CliError, type Io } from './io.js';
+import { commandConfig, portNumber } from './options.js';
+
+export function makeServeCommand(io: Io, signals: NodeJS.EventEmitter = process): Command {
+  return new Command('serve')
+    .description('serve the maps API (creates the data directory on first run)')
+    .option('--data <dir>', 'data directory (env SVCMAPS_DATA)')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', portNumber)
+    .option('--host <host>', 'address to bind')
+    .option('--config <file>', 'config file (JSON)')
+    .option('--tls-cert <file>', 'TLS certificate (PEM); serve HTTPS natively')
+    .option('--tls-key <file>', 'TLS private key (PEM)')
+    .option('--public-url <url>', 'absolute base URL used in style JSON (e.g. https://maps.example.com)')
+    .action(async (o) => {
+      if (Boolean(o.tlsCert) !== Boolean(o.tlsKey)) throw new CliError('--tls-cert and --tls-key go together');
+      const flags: Record<string, unknown> = {};
+      if (o.port !== undefined) flags.port = o.port;
+      if (o.host) flags.host = o.host;
+      if (o.publicUrl !== undefined) flags.public_url = String(o.publicUrl).replace(/\/+$/, '');
+      if (o.tlsCert) flags.tls = { cert: o.tlsCert, key: o.tlsKey };
+      const config = commandConfig(io, o, flags);
+      const app = createApp(config, { log: jsonLogger('info', io.err) });
+      let server;
+      try {
+        server = await app.listen();
+      } catch (e) {
+        app.close();
+        throw new CliError((e as Error).message);
+      }
+      io.out(`svcmaps listening on ${server.url} (data: ${config.data_dir})\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (sig: string) => {
+          io.err(JSON.stringify({ ts: new Date().toISOString(), level: 'info', msg: 'shutting down', signal: sig }) + '\n');
+          app.close();
+          resolve();
+        };
+        signals.once('SIGTERM', () => stop('SIGTERM'));
+        signals.once('SIGINT', () => stop('SIGINT'));
+      });
+    });
+}

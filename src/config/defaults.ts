@@ -1,0 +1,79 @@
+/** Named defaults for every operator-configurable value; the spec's numbers where it gives them. */
+export interface PoolConfig {
+  concurrency: number;
+  queue: number;
+}
+
+export interface Config {
+  data_dir: string;
+  host: string;
+  port: number;
+  public_url: string;
+  tls: { cert: string; key: string };
+  engine_enabled: boolean;
+  features: { autocomplete: boolean; geocode: boolean; reverse: boolean; place: boolean };
+  http: {
+    body_limit_bytes: number;
+    request_timeout_ms: number;
+    cors_origins: string[];
+    trusted_proxy_header: string;
+    country_header: string;
+  };
+  auth: {
+    jwt_secret: string;
+    tile_token_ttl_s: number;
+    key_cache_ttl_s: number;
+  };
+  limits: {
+    default_per_minute: number;
+    default_daily: number;
+    default_plan: string;
+    jwt_per_minute: number;
+    tile_ip_per_minute: number;
+  };
+  pools: {
+    autocomplete: PoolConfig;
+    geocode: PoolConfig;
+    reverse: PoolConfig;
+    place: PoolConfig;
+    directions: PoolConfig;
+  };
+  prefetch: { concurrency: number; timeout_ms: number };
+  places: { default_max_wait_ms: number };
+  cache: { memory_bytes: number };
+}
+
+export const DEFAULTS: Config = {
+  data_dir: './var/svcmaps',
+  host: '127.0.0.1',
+  port: 8080,
+  public_url: '',
+  tls: { cert: '', key: '' },
+  engine_enabled: true,
+  features: { autocomplete: true, geocode: true, reverse: true, place: true },
+  http: {
+    body_limit_bytes: 1024 * 1024,
+    request_timeout_ms: 30_000,
+    cors_origins: ['*'],
+    trusted_proxy_header: '',
+    country_header: '',
+  },
+  auth: { jwt_secret: '', tile_token_ttl_s: 24 * 3600, key_cache_ttl_s: 30 },
+  limits: {
+    default_per_minute: 600,
+    default_daily: 50_000,
+    default_plan: 'standard',
+    jwt_per_minute: 1200,
+    tile_ip_per_minute: 6000,
+  },
+  pools: {
+    autocomplete: { concurrency: 64, queue: 256 },
+    geocode: { concurrency: 32, queue: 128 },
+    reverse: { concurrency: 64, queue: 256 },
+    place: { concurrency: 32, queue: 128 },
+    directions: { concurrency: 8, queue: 64 },
+  },
+  prefetch: { concurrency: 16, timeout_ms: 20_000 },
+  places: { default_max_wait_ms: 2000 },
+  cache: { memory_bytes: 256 * 1024 * 1024 },
+};

@@ -1,0 +1,43 @@
+/** JSON Schema of the config file (published in the README); unknown keys are rejected so typos surface. */
+const int = (minimum: number, maximum?: number) => ({ type: 'integer', minimum, ...(maximum ? { maximum } : {}) });
+const obj = (properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, properties });
+const pool = obj({ concurrency: int(1, 4096), queue: int(0, 100_000) });
+
+export const CONFIG_SCHEMA = obj({
+  $schema: { type: 'string' },
+  data_dir: { type: 'string', minLength: 1 },
+  host: { type: 'string', minLength: 1 },
+  port: int(0, 65535),
+  public_url: { type: 'string', pattern: '^(https?://[^\\s]+[^/\\s])?$' },
+  tls: obj({ cert: { type: 'string' }, key: { type: 'string' } }),
+  engine_enabled: { type: 'boolean' },
+  features: obj({
+    autocomplete: { type: 'boolean' },
+    geocode: { type: 'boolean' },
+    reverse: { type: 'boolean' },
+    place: { type: 'boolean' },
+  }),
+  http: obj({
+    body_limit_bytes: int(1024, 64 * 1024 * 1024),
+    request_timeout_ms: int(10, 600_000),
+    cors_origins: { type: 'array', items: { type: 'string', minLength: 1 } },
+    trusted_proxy_header: { type: 'string', pattern: '^[A-Za-z0-9-]*$' },
+    country_header: { type: 'string', pattern: '^[A-Za-z0-9-]*$' },
+  }),
+  auth: obj({
+    jwt_secret: { type: 'string' },
+    tile_token_ttl_s: int(60, 30 * 86400),
+    key_cache_ttl_s: int(0, 3600),
+  }),
+  limits: obj({
+    default_per_minute: int(1),
+    default_daily: int(1),
+    default_plan: { type: 'string', minLength: 1, maxLength: 64 },
+    jwt_per_minute: int(1),
+    tile_ip_per_minute: int(1),
+  }),
+  pools: obj({ autocomplete: pool, geocode: pool, reverse: pool, place: pool, directions: pool }),
+  prefetch: obj({ concurrency: int(1, 1024), timeout_ms: int(100, 600_000) }),
+  places: obj({ default_max_wait_ms: int(200, 10_000) }),
+  cache: obj({ memory_bytes: int(1024 * 1024) }),
+});

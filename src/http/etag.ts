@@ -1,0 +1,14 @@
+import { createHash } from 'node:crypto';
+import type { HttpReply, HttpRequest } from './types.js';
+
+/** Strong ETag plus If-None-Match -> 304, so mobile clients revalidate static resources without re-downloading. */
+export function withEtag(req: HttpRequest, reply: HttpReply): HttpReply {
+  if (reply.status !== 200 || reply.body === undefined) return reply;
+  const tag = `"${createHash('sha1').update(reply.body).digest('base64url').slice(0, 22)}"`;
+  reply.headers['ETag'] = tag;
+  const inm = req.headers['if-none-match'];
+  if (inm && inm.split(',').some((t) => t.trim() === tag || t.trim() === '*')) {
+    return { status: 304, headers: reply.headers };
+  }
+  return reply;
+}

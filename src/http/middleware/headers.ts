@@ -1,0 +1,43 @@
+import type { HttpReply, HttpRequest } from '../types.js';
+
+/** Sent on every response, errors and timeouts included. HSTS goes out even over plain HTTP behind a TLS proxy. */
+const SECURITY_HEADERS: Record<string, string> = {
+  'Strict-Transport-Security': 'max-age=31536000; includeSubDomains; preload',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'strict-origin-when-cross-origin',
+  'Permissions-Policy': 'camera=(), microphone=(), geolocation=()',
+};
+
+const EXPOSED = 'X-Request-ID, X-Tile-Source, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, ETag';
+export const PREFLIGHT_ALLOW_HEADERS = 'X-API-Key, Authorization, Content-Type, X-Request-ID, X-Svc-Prefetch';
+
+export const isMapsPath = (path: string): boolean => path === '/maps/v1' || path.startsWith('/maps/v1/');
+
+/** Browser access to /maps/v1 from other origins; no credentials mode, the token travels in the URL. */
+export function corsHeaders(req: HttpRequest, origins: string[]): Record<string, string> {
+  if (!isMapsPath(req.path)) return {};
+  if (origins.includes('*')) return { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED };
+  const origin = req.headers['origin'];
+  if (origin && origins.includes(origin)) {
+    return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSED, Vary: 'Origin' };
+  }
+  return {};
+}
+
+export function preflightHeaders(allowed: string[]): Record<string, string> {
+  return {
+    'Access-Control-Allow-Methods': [...new Set([...allowed, 'OPTIONS'])].join(', '),
+    'Access-Control-Allow-Headers': PREFLIGHT_ALLOW_HEADERS,
+    'Access-Control-Max-Age': '600',
+  };
+}
+
+/** Adds the per-response headers without overriding what a handler set deliberately (e.g. raster-nav's CORS). */
+export function decorate(reply: HttpReply, req: HttpRequest, origins: string[]): HttpReply {
+  const h = reply.headers;
+  for (const [k, v] of Object.entries(SECURITY_HEADERS)) h[k] ??= v;
+  for (const [k, v] of Object.entries(corsHeaders(req, origins))) h[k] ??= v;
+  h['X-Request-ID'] = req.requestId;
+  return reply;
+}

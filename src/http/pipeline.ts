@@ -1,0 +1,137 @@
+import { AppError, isAppError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { Caller } from '../auth/caller.js';
+import type { Meter } from '../limits/meter.js';
+import type { SlidingWindowLimiter } from '../limits/sliding-window.js';
+import type { Clock } from '../core/clock.js';
+import { bare, bareErrorReply, errorReply } from './envelope.js';
+import { decorate, isMapsPath, preflightHeaders } from './middleware/headers.js';
+import { readCredentials } from './middleware/credentials.js';
+import { rateLimitHeaders } from './middleware/limits.js';
+import type { Route, RouteContext, Router } from './router.js';
+import type { HttpReply, HttpRequest, RequestHandler, TransportFailure } from './types.js';
+
+export interface PipelineDeps {
+  router: Router;
+  auth: Authenticator;
+  meter: Meter;
+  keyLimiter: SlidingWindowLimiter;
+  ipLimiter: SlidingWindowLimiter;
+  clock: Clock;
+  log: Logger;
+  engineEnabled: boolean;
+  corsOrigins: string[];
+  tileIpPerMinute: number;
+  bodyLimitBytes: number;
+  requestTimeoutMs: number;
+}
+
+/** Codes a binary endpoint still answers with the JSON envelope: the auth and limit layers, not its parameters. */
+const ENVELOPE_ON_BINARY = new Set([
+  'MISSING_TOKEN', 'INVALID_API_KEY', 'API_KEY_EXPIRED', 'MAPS_AUTH_UNAVAILABLE', 'AUTH_REQUIRED', 'INVALID_TOKEN',
+  'TOKEN_EXPIRED', 'TOKEN_NOT_KEY_BOUND', 'API_KEY_REVOKED', 'SESSION_SUPERSEDED', 'RATE_LIMIT_EXCEEDED',
+  'MAPS_QUOTA_EXCEEDED', 'MAPS_UNAVAILABLE', 'INSUFFICIENT_ROLE', 'VECTOR_TILES_NOT_SUPPORTED', 'REQUEST_TIMEOUT',
+]);
+
+/**
+ * The request pipeline, in order: route -> preflight -> engine switch -> per-IP tile cap -> auth -> per-key limit
+ * -> daily quota -> handler -> metering; then the headers every response carries.
+ */
+export class Pipeline implements RequestHandler {
+  readonly bodyLimitBytes: number;
+  readonly requestTimeoutMs: number;
+
+  constructor(private readonly d: PipelineDeps) {
+    this.bodyLimitBytes = d.bodyLimitBytes;
+    this.requestTimeoutMs = d.requestTimeoutMs;
+  }
+
+  async handle(req: HttpRequest): Promise<HttpReply> {
+    const started = performance.now();
+    const extra: Record<string, string> = {};
+    let route: Route | undefined;
+    let caller: Caller | undefined;
+    let ctx: RouteContext | undefined;
+    let reply: HttpReply;
+    try {
+      const m = this.d.router.match(req.method, req.path);
+      if (req.method === 'OPTIONS' && isMapsPath(req.path) && m) {
+        reply = bare(204, preflightHeaders('allowed' in m ? m.allowed : [m.route.method]));
+      } else if (!m) throw new AppError('NOT_FOUND');
+      else if ('allowed' in m) {
+        extra['Allow'] = m.allowed.join(', ');
+        throw new AppError('METHOD_NOT_ALLOWED');
+      } else {
+        route = m.route;
+        caller = this.admit(route, req, extra);
+        ctx = { req, params: m.params, caller, miss: false };
+        reply = await route.handler(ctx);
+      }
+    } catch (e) {
+      reply = this.renderError(e, req, route);
+    }
+    Object.assign(reply.headers, extra);
+    if (caller?.keyId || caller?.kind === 'jwt') this.meter(route!, caller, ctx?.miss ?? false);
+    this.d.log.info('request', {
+      request_id: req.requestId,
+      method: req.method,
+      route: route?.pattern ?? req.path.slice(0, 200),
+      status: reply.status,
+      key_id: caller?.id,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      source: reply.headers['X-Tile-Source'],
+    });
+    return decorate(reply, req, this.d.corsOrigins);
+  }
+
+  fail(req: HttpRequest, code: TransportFailure): HttpReply {
+    this.d.log.warn('request failed in transport', { request_id: req.requestId, code, path: req.path.slice(0, 200) });
+    return decorate(errorReply(new AppError(code), req.requestId), req, this.d.corsOrigins);
+  }
+
+  /** Everything that decides whether a request may reach its handler. */
+  private admit(route: Route, req: HttpRequest, extra: Record<string, string>): Caller | undefined {
+    const now = this.d.clock.nowMs();
+    if (isMapsPath(req.path) && !this.d.engineEnabled) throw new AppError('MAPS_UNAVAILABLE');
+    if (route.tileFamily) this.rate(this.d.ipLimiter, `ip:${req.ip}`, this.d.tileIpPerMinute, now, extra);
+    const caller = this.d.auth.authenticate(route.surface, readCredentials(req));
+    if (!caller) return undefined;
+    if (!route.tileFamily) this.rate(this.d.keyLimiter, caller.id, caller.perMinute, now, extra);
+    if (route.bucket && route.bucket !== 'tile_family' && this.d.meter.misses(caller.id, route.bucket, now) >= caller.daily) {
+      throw new AppError('MAPS_QUOTA_EXCEEDED');
+    }
+    return caller;
+  }
+
+  /** Rate limiting fails open: a limiter fault lets the request through rather than failing it. */
+  private rate(limiter: SlidingWindowLimiter, id: string, limit: number, now: number, extra: Record<string, string>): void {
+    let d;
+    try {
+      d = limiter.hit(id, limit, now);
+    } catch (e) {
+      this.d.log.warn('rate limiter fault; failing open', { error: (e as Error).message });
+      return;
+    }
+    Object.assign(extra, rateLimitHeaders(d));
+    if (!d.allowed) throw new AppError('RATE_LIMIT_EXCEEDED', undefined, { retryAfter: d.retryAfterS });
+  }
+
+  private meter(route: Route, caller: Caller, miss: boolean): void {
+    try {
+      this.d.meter.record(caller.id, route.bucket ?? (route.tileFamily ? 'tile_family' : 'gather'), miss, this.d.clock.nowMs());
+    } catch (e) {
+      this.d.log.warn('metering fault; failing open', { error: (e as Error).message });
+    }
+  }
+
+  private renderError(e: unknown, req: HttpRequest, route: Route | undefined): HttpReply {
+    if (!isAppError(e)) {
+      this.d.log.error('unhandled error', { request_id: req.requestId, error: (e as Error)?.stack ?? String(e) });
+      e = new AppError('INTERNAL_ERROR');
+    }
+    const err = e as AppError;
+    if (err.status >= 500) this.d.log.warn('server error', { request_id: req.requestId, code: err.code, error: err.message });
+    return route?.binary && !ENVELOPE_ON_BINARY.has(err.code) ? bareErrorReply(err) : errorReply(err, req.requestId);
+  }
+}

@@ -1,0 +1,90 @@
+import type { Caller } from '../auth/caller.js';
+import type { Surface } from '../auth/authenticator.js';
+import type { Bucket } from '../store/usage-repo.js';
+import type { HttpReply, HttpRequest } from './types.js';
+
+export interface RouteContext {
+  req: HttpRequest;
+  params: Record<string, string>;
+  caller?: Caller;
+  /** Set by a handler when the answer needed a live gather: daily quotas count misses only. */
+  miss: boolean;
+}
+
+export interface Route {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Segments; `:name` captures one, a final `*name` captures the rest (slashes included). */
+  pattern: string;
+  surface: Surface;
+  /** Binary endpoints answer parameter and upstream errors with a bare status. */
+  binary?: boolean;
+  /** Tile family: rate-capped per IP before auth, metered to the key, no per-key limit. */
+  tileFamily?: boolean;
+  /** Daily-quota bucket the route's misses count against. */
+  bucket?: Bucket;
+  handler(ctx: RouteContext): Promise<HttpReply> | HttpReply;
+}
+
+export type Match = { route: Route; params: Record<string, string> } | { allowed: string[] } | undefined;
+
+interface Compiled {
+  route: Route;
+  parts: string[];
+  rest?: string;
+}
+
+function compile(route: Route): Compiled {
+  const parts = route.pattern.split('/').slice(1);
+  const last = parts[parts.length - 1];
+  return last?.startsWith('*') ? { route, parts: parts.slice(0, -1), rest: last.slice(1) } : { route, parts };
+}
+
+function decode(seg: string): string | undefined {
+  try {
+    return decodeURIComponent(seg);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A small segment router: the route table is short and matching is a handful of string compares. */
+export class Router {
+  private readonly routes: Compiled[] = [];
+
+  add(...routes: Route[]): void {
+    for (const r of routes) this.routes.push(compile(r));
+  }
+
+  match(method: string, path: string): Match {
+    const segs = path.split('/').slice(1);
+    const allowed: string[] = [];
+    for (const c of this.routes) {
+      const params = this.bind(c, segs);
+      if (!params) continue;
+      if (c.route.method === method || (method === 'HEAD' && c.route.method === 'GET')) return { route: c.route, params };
+      allowed.push(c.route.method);
+    }
+    return allowed.length ? { allowed } : undefined;
+  }
+
+  private bind(c: Compiled, segs: string[]): Record<string, string> | undefined {
+    if (c.rest === undefined ? segs.length !== c.parts.length : segs.length <= c.parts.length) return undefined;
+    const params: Record<string, string> = {};
+    for (let i = 0; i < c.parts.length; i++) {
+      const p = c.parts[i]!;
+      const s = segs[i]!;
+      if (p.startsWith(':')) {
+        const v = decode(s);
+        if (v === undefined) return undefined;
+        params[p.slice(1)] = v;
+      } else if (p !== s) return undefined;
+    }
+    if (c.rest !== undefined) {
+      // Decoded per segment and re-joined, so an encoded slash (%2F) stays visible as '/' to the handler.
+      const rest = segs.slice(c.parts.length).map(decode);
+      if (rest.some((r) => r === undefined)) return undefined;
+      params[c.rest] = rest.join('/');
+    }
+    return params;
+  }
+}

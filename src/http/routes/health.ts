@@ -1,0 +1,20 @@
+import type { Services } from '../../services.js';
+import { jsonReply } from '../envelope.js';
+import type { Router } from '../router.js';
+
+/** Health answers flat JSON (load balancers and probes read `status` directly) and needs no credentials. */
+export function register(router: Router, s: Services): void {
+  router.add(
+    { method: 'GET', pattern: '/livez', surface: 'none', handler: () => jsonReply(200, { status: 'ok' }, { 'Cache-Control': 'no-store' }) },
+    {
+      method: 'GET',
+      pattern: '/healthz',
+      surface: 'none',
+      handler: () => {
+        const h = s.health();
+        const ok = h.postgres === 'ok' && h.redis === 'ok' && h.svc_wired;
+        return jsonReply(ok ? 200 : 503, { status: ok ? 'ok' : 'degraded', ...h }, { 'Cache-Control': 'no-store' });
+      },
+    },
+  );
+}

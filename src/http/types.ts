@@ -1,0 +1,27 @@
+/** The HTTP shapes the rest of the app sees; nothing here knows about uWebSockets.js. */
+export interface HttpRequest {
+  method: string; // upper case
+  path: string; // raw, not percent-decoded
+  query: URLSearchParams;
+  headers: Record<string, string>; // lower-case names
+  ip: string;
+  requestId: string;
+  body?: Buffer;
+}
+
+export interface HttpReply {
+  status: number;
+  headers: Record<string, string>;
+  body?: Buffer | string;
+}
+
+export type TransportFailure = 'PAYLOAD_TOO_LARGE' | 'REQUEST_TIMEOUT' | 'INTERNAL_ERROR';
+
+/** What a server adapter needs from the app. */
+export interface RequestHandler {
+  handle(req: HttpRequest): Promise<HttpReply>;
+  /** Replies for failures the adapter detects itself (oversized body, whole-request timeout). */
+  fail(req: HttpRequest, code: TransportFailure): HttpReply;
+  bodyLimitBytes: number;
+  requestTimeoutMs: number;
+}

@@ -1,0 +1,106 @@
+import uWS from 'uWebSockets.js';
+import { STATUS_CODES } from 'node:http';
+import { existsSync } from 'node:fs';
+import { pickRequestId } from '../middleware/request-id.js';
+import type { HttpReply, HttpRequest, RequestHandler } from '../types.js';
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  tls?: { cert: string; key: string };
+  /** Trusted reverse-proxy header carrying the client address (its last entry is the one the proxy saw). */
+  clientIpHeader?: string;
+}
+
+export interface RunningServer {
+  port: number;
+  url: string;
+  close(): void;
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const statusLine = (s: number) => `${s} ${STATUS_CODES[s] ?? 'Status'}`;
+
+function clientIp(res: uWS.HttpResponse, headers: Record<string, string>, header?: string): string {
+  if (header) {
+    const v = headers[header.toLowerCase()];
+    const last = v?.split(',').pop()?.trim();
+    if (last) return last;
+  }
+  const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
+  return ip.startsWith('0000:0000:0000:0000:0000:ffff:') ? ip.slice(30) : ip.replace(/^::ffff:/, '');
+}
+
+/**
+ * The only place uWebSockets.js is used. Its rules: copy everything from `req` synchronously, register onAborted
+ * before any await, cork every write that happens after an await, and copy body chunks (uWS reuses the memory).
+ */
+export function listen(handler: RequestHandler, opts: ListenOptions): Promise<RunningServer> {
+  if (opts.tls && (!existsSync(opts.tls.cert) || !existsSync(opts.tls.key))) {
+    return Promise.reject(new Error(`TLS certificate or key file not found (${opts.tls.cert}, ${opts.tls.key})`));
+  }
+  const app = opts.tls ? uWS.SSLApp({ cert_file_name: opts.tls.cert, key_file_name: opts.tls.key }) : uWS.App();
+
+  app.any('/*', (res, r) => {
+    const headers: Record<string, string> = {};
+    r.forEach((k, v) => {
+      headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
+    });
+    const method = r.getMethod().toUpperCase();
+    const req: HttpRequest = {
+      method,
+      path: r.getUrl(),
+      query: new URLSearchParams(r.getQuery() ?? ''),
+      headers,
+      ip: clientIp(res, headers, opts.clientIpHeader),
+      requestId: pickRequestId(headers['x-request-id']),
+    };
+    let done = false;
+    const send = (reply: HttpReply) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      res.cork(() => {
+        res.writeStatus(statusLine(reply.status));
+        for (const [k, v] of Object.entries(reply.headers)) res.writeHeader(k, v);
+        if (method === 'HEAD') res.endWithoutBody(reply.body ? Buffer.byteLength(reply.body) : 0);
+        else if (reply.status === 204 || reply.status === 304) res.endWithoutBody(0);
+        else res.end(reply.body ?? '');
+      });
+    };
+    res.onAborted(() => {
+      done = true;
+      clearTimeout(timer);
+    });
+    // The whole-request timeout covers reading the body too, so a slow-loris upload cannot hold a slot forever.
+    const timer = setTimeout(() => send(handler.fail(req, 'REQUEST_TIMEOUT')), handler.requestTimeoutMs);
+    const dispatch = () =>
+      handler.handle(req).then(send, () => send(handler.fail(req, 'INTERNAL_ERROR')));
+
+    if (!BODY_METHODS.has(method)) return void dispatch();
+    const declared = Number(headers['content-length'] ?? 0);
+    if (declared > handler.bodyLimitBytes) return send(handler.fail(req, 'PAYLOAD_TOO_LARGE'));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.onData((chunk, isLast) => {
+      if (done) return;
+      size += chunk.byteLength;
+      if (size > handler.bodyLimitBytes) return send(handler.fail(req, 'PAYLOAD_TOO_LARGE'));
+      chunks.push(Buffer.from(new Uint8Array(chunk)));
+      if (isLast) {
+        req.body = Buffer.concat(chunks);
+        void dispatch();
+      }
+    });
+  });
+
+  return new Promise((resolve, reject) => {
+    app.listen(opts.host, opts.port, (token) => {
+      if (!token) return reject(new Error(`cannot listen on ${opts.host}:${opts.port}`));
+      const port = uWS.us_socket_local_port(token);
+      const scheme = opts.tls ? 'https' : 'http';
+      const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+      resolve({ port, url: `${scheme}://${host}:${port}`, close: () => uWS.us_listen_socket_close(token) });
+    });
+  });
+}

@@ -1,0 +1,87 @@
+import { utcDay } from '../core/clock.js';
+import type { Bucket, UsageDelta, UsageRepo } from '../store/usage-repo.js';
+
+export interface MeterLog {
+  warn(msg: string, fields?: Record<string, unknown>): void;
+}
+
+/**
+ * Attributes every request to its key and counts daily misses for quotas. Counts accumulate in memory and are
+ * written in one transaction per flush. A store fault never fails a request: metering and quotas fail open,
+ * and unwritten deltas are kept for the next flush.
+ */
+export class Meter {
+  private pending = new Map<string, UsageDelta>();
+  /** Misses per key/day/bucket as stored at first sight, plus everything counted since. */
+  private readonly missesToday = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly repo: UsageRepo,
+    private readonly log: MeterLog,
+    private readonly flushEveryMs = 1000,
+  ) {}
+
+  start(): void {
+    if (this.timer || this.flushEveryMs <= 0) return;
+    this.timer = setInterval(() => this.flush(), this.flushEveryMs);
+    this.timer.unref();
+  }
+
+  record(keyId: string, bucket: Bucket, miss: boolean, nowMs: number): void {
+    const day = utcDay(nowMs);
+    const k = `${keyId}|${day}|${bucket}`;
+    let d = this.pending.get(k);
+    if (!d) this.pending.set(k, (d = { keyId, day, bucket, requests: 0, misses: 0, lastSeen: 0 }));
+    d.requests++;
+    d.lastSeen = Math.floor(nowMs / 1000);
+    if (miss) {
+      d.misses++;
+      this.missesToday.set(k, this.misses(keyId, bucket, nowMs) + 1);
+    }
+  }
+
+  /** Misses counted today (UTC) for the key and bucket, stored and pending. */
+  misses(keyId: string, bucket: Bucket, nowMs: number): number {
+    const day = utcDay(nowMs);
+    const k = `${keyId}|${day}|${bucket}`;
+    let n = this.missesToday.get(k);
+    if (n === undefined) {
+      try {
+        n = this.repo.misses(keyId, day, bucket) + (this.pending.get(k)?.misses ?? 0);
+      } catch (e) {
+        this.log.warn('usage store unreadable; quota check fails open', { error: (e as Error).message });
+        return 0;
+      }
+      if (this.missesToday.size > 100_000) this.missesToday.clear();
+      this.missesToday.set(k, n);
+    }
+    return n;
+  }
+
+  flush(): void {
+    if (this.pending.size === 0) return;
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    try {
+      this.repo.apply(batch);
+    } catch (e) {
+      this.log.warn('usage flush failed; will retry', { error: (e as Error).message, rows: batch.length });
+      for (const d of batch) {
+        const k = `${d.keyId}|${d.day}|${d.bucket}`;
+        const p = this.pending.get(k);
+        if (p) {
+          p.requests += d.requests;
+          p.misses += d.misses;
+          p.lastSeen = Math.max(p.lastSeen, d.lastSeen);
+        } else this.pending.set(k, d);
+      }
+    }
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.flush();
+  }
+}

@@ -1,0 +1,46 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppError } from '../core/errors.js';
+import { packagePath } from './paths.js';
+
+const RANGE_RE = /^(\d{1,5})-(\d{1,5})\.pbf$/;
+
+/**
+ * SDF glyph ranges from fonts/<fontstack>/<start>-<end>.pbf, all read once at start-up (a few hundred KB).
+ * "Noto Sans Regular" is the bundled stack and covers Latin and Arabic; a few common names alias to it.
+ */
+export class GlyphStore {
+  private readonly stacks = new Map<string, Map<string, Buffer>>();
+  private static readonly ALIASES: Record<string, string> = {
+    'Noto Sans Arabic Regular': 'Noto Sans Regular',
+    'Noto Sans Arabic UI Regular': 'Noto Sans Regular',
+  };
+
+  constructor(dir = packagePath('fonts')) {
+    if (!existsSync(dir)) return;
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (!e.isDirectory()) continue;
+      const ranges = new Map<string, Buffer>();
+      for (const f of readdirSync(join(dir, e.name))) if (RANGE_RE.test(f)) ranges.set(f, readFileSync(join(dir, e.name, f)));
+      if (ranges.size) this.stacks.set(e.name, ranges);
+    }
+  }
+
+  get fontstacks(): string[] {
+    return [...this.stacks.keys()];
+  }
+
+  /** Slashes or backslashes anywhere are a bare 400; unknown stacks and unbundled ranges are a bare 404. */
+  get(fontstack: string, range: string): Buffer {
+    if (/[/\\]/.test(fontstack) || /[/\\]/.test(range)) throw new AppError('VALIDATION_ERROR', 'path separator in glyph request');
+    if (!RANGE_RE.test(range)) throw new AppError('NOT_FOUND');
+    for (const candidate of fontstack.split(',')) {
+      const name = candidate.trim();
+      const stack = this.stacks.get(GlyphStore.ALIASES[name] ?? name);
+      if (!stack) continue;
+      const bytes = stack.get(range);
+      if (bytes) return bytes;
+    }
+    throw new AppError('NOT_FOUND');
+  }
+}

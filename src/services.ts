@@ -1,0 +1,35 @@
+import type { Config } from './config/defaults.js';
+import type { Clock } from './core/clock.js';
+import type { Logger } from './core/log.js';
+import type { Authenticator } from './auth/authenticator.js';
+import type { KeyAdmin } from './auth/key-admin.js';
+import type { Pool } from './limits/pool.js';
+import type { PlacesService } from './places/types.js';
+import type { DirectionsService } from './routing/directions.js';
+import type { TileService } from './tiles/types.js';
+import type { StaticMapRenderer } from './tiles/staticmap.js';
+import type { GlyphStore } from './resources/glyphs.js';
+import type { BundledStyle } from './resources/styles.js';
+
+export interface Health {
+  postgres: string;
+  redis: string;
+  svc_wired: boolean;
+}
+
+/** Everything the route modules may call, built once by the composition root (app.ts). */
+export interface Services {
+  config: Config;
+  clock: Clock;
+  log: Logger;
+  auth: Authenticator;
+  keyAdmin: KeyAdmin;
+  pools: Record<'autocomplete' | 'geocode' | 'reverse' | 'place', Pool>;
+  places: PlacesService;
+  directions: DirectionsService;
+  tiles: TileService;
+  staticMaps: StaticMapRenderer;
+  glyphs: GlyphStore;
+  style: BundledStyle;
+  health(): Health;
+}

@@ -1,0 +1,38 @@
+import { AppError } from '../core/errors.js';
+import { isLat, isLng, type LatLng } from '../core/geo.js';
+
+export const STATIC_DEFAULT_W = 600;
+export const STATIC_DEFAULT_H = 260;
+export const STATIC_MAX = 1024;
+
+/** `lat,lng,lat,lng,...`; non-numeric or out-of-range pairs are skipped; fewer than 2 points is a (bare) 400. */
+export function parseStaticPath(raw: string | null): LatLng[] {
+  if (!raw || raw.includes(';')) throw new AppError('VALIDATION_ERROR', 'path: lat,lng pairs separated by commas');
+  const parts = raw.split(',').map((s) => s.trim());
+  const points: LatLng[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const lat = /^[+-]?\d+(\.\d+)?$/.test(parts[i]!) ? Number(parts[i]) : NaN;
+    const lng = /^[+-]?\d+(\.\d+)?$/.test(parts[i + 1]!) ? Number(parts[i + 1]) : NaN;
+    if (isLat(lat) && isLng(lng) && !(lat === 0 && lng === 0)) points.push({ lat, lng });
+  }
+  if (points.length < 2) throw new AppError('VALIDATION_ERROR', 'path: at least 2 valid points');
+  return points;
+}
+
+/** w/h: absent, non-numeric or <= 0 use the default; larger than 1024 is capped. */
+export function clampSize(raw: string | null, fallback: number): number {
+  const n = raw !== null && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+  if (!Number.isFinite(n) || n <= 0) return fallback;
+  return Math.min(n, STATIC_MAX);
+}
+
+export interface StaticMapRenderer {
+  render(path: LatLng[], w: number, h: number): Promise<Buffer>;
+}
+
+/** Until a basemap origin exists there is nothing to draw on: the spec's "render failed" (bare 502). */
+export const noStaticMaps: StaticMapRenderer = {
+  async render() {
+    throw new AppError('RENDER_FAILED', 'no basemap origin is configured');
+  },
+};

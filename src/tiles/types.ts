@@ -1,0 +1,24 @@
+export type TileFormat = 'png' | 'jpg' | 'gif' | 'webp';
+
+export interface TileRequest {
+  z: number;
+  x: number;
+  y: number;
+  scale: 1 | 2 | 3;
+  format: TileFormat;
+  /** Speculative client traffic (X-Svc-Prefetch): never answered with a degraded stand-in. */
+  prefetch: boolean;
+}
+
+export interface TileAnswer {
+  bytes: Buffer;
+  /** X-Tile-Source: cache, memory, fresh, fresh-prefetch, or ancestor-* for a degraded stand-in. */
+  source: string;
+}
+
+/** Where tiles come from. `undefined` means the origin has no such tile (404), not an error. */
+export interface TileService {
+  tile(r: TileRequest): Promise<TileAnswer | undefined>;
+}
+
+export const MAX_ZOOM = 20;
