@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { AppError } from '../core/errors.js';
 import { packagePath } from './paths.js';
 
-const RANGE_RE = /^(\d{1,5})-(\d{1,5})\.pbf$/;
+/** Latin, Latin Extended, Arabic, and the Arabic presentation forms MapLibre asks for once it has shaped Arabic text. */
+export const BUNDLED_RANGES = ['0-255', '256-511', '1536-1791', '64256-64511', '65024-65279'].map((r) => `${r}.pbf`);
 
 /**
  * SDF glyph ranges from fonts/<fontstack>/<start>-<end>.pbf, all read once at start-up (a few hundred KB).
@@ -21,7 +22,7 @@ export class GlyphStore {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       if (!e.isDirectory()) continue;
       const ranges = new Map<string, Buffer>();
-      for (const f of readdirSync(join(dir, e.name))) if (RANGE_RE.test(f)) ranges.set(f, readFileSync(join(dir, e.name, f)));
+      for (const f of readdirSync(join(dir, e.name))) if (BUNDLED_RANGES.includes(f)) ranges.set(f, readFileSync(join(dir, e.name, f)));
       if (ranges.size) this.stacks.set(e.name, ranges);
     }
   }
@@ -33,7 +34,7 @@ export class GlyphStore {
   /** Slashes or backslashes anywhere are a bare 400; unknown stacks and unbundled ranges are a bare 404. */
   get(fontstack: string, range: string): Buffer {
     if (/[/\\]/.test(fontstack) || /[/\\]/.test(range)) throw new AppError('VALIDATION_ERROR', 'path separator in glyph request');
-    if (!RANGE_RE.test(range)) throw new AppError('NOT_FOUND');
+    if (!BUNDLED_RANGES.includes(range)) throw new AppError('NOT_FOUND');
     for (const candidate of fontstack.split(',')) {
       const name = candidate.trim();
       const stack = this.stacks.get(GlyphStore.ALIASES[name] ?? name);

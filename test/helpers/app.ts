@@ -1,0 +1,59 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp, type App, type AppOverrides } from '../../src/app.js';
+import { configWith } from '../../src/config/load.js';
+import { silentLogger } from '../../src/core/log.js';
+import type { CreateKeyInput } from '../../src/auth/key-admin.js';
+
+export interface TestServer {
+  url: string;
+  app: App;
+  dataDir: string;
+  /** Creates a key through the same admin service the CLI uses; returns id and the full key. */
+  key(input?: Partial<CreateKeyInput>): { id: string; key: string };
+  get(path: string, headers?: Record<string, string>): Promise<Response>;
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** Starts the real app on port 0 over a fresh temporary data directory (real SQLite, real uWS). */
+export async function startServer(config: Record<string, unknown> = {}, overrides: AppOverrides = {}): Promise<TestServer> {
+  const dataDir = (config.data_dir as string) ?? mkdtempSync(join(tmpdir(), 'svcmaps-test-'));
+  const app = createApp(configWith({ port: 0, ...config, data_dir: dataDir }), { log: silentLogger, meterFlushMs: 50, ...overrides });
+  const server = await app.listen();
+  const url = server.url;
+  return {
+    url,
+    app,
+    dataDir,
+    key(input = {}) {
+      const k = app.services.keyAdmin.create({ plan: 'test', perMinute: 1000, daily: 100_000, ...input });
+      return { id: k.id, key: k.key };
+    },
+    get: (path, headers = {}) => fetch(url + path, { headers }),
+    post: (path, body, headers = {}) =>
+      fetch(url + path, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
+    async close() {
+      app.close();
+      if (!config.data_dir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const SECURITY_HEADERS: Record<string, string> = {
+  'strict-transport-security': 'max-age=31536000; includeSubDomains; preload',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'strict-origin-when-cross-origin',
+  'permissions-policy': 'camera=(), microphone=(), geolocation=()',
+};
+
+export async function errorCode(res: Response): Promise<string> {
+  const body = (await res.json()) as { error?: { code: string }; code?: string };
+  return body.error?.code ?? body.code ?? '';
+}
