@@ -32,7 +32,7 @@ function check(layer: Json, origin: string): void {
 export function envLayer(env: NodeJS.ProcessEnv): Json {
   const out: Json = {};
   for (const [name, raw] of Object.entries(env)) {
-    if (!name.startsWith('SVCMAPS_') || raw === undefined) continue;
+    if (!name.startsWith('SVCMAPS_') || raw === undefined || raw === '') continue;
     const path = name.slice(8).toLowerCase().split('__');
     if (path.length === 1 && path[0] === 'data') path[0] = 'data_dir';
     let value: unknown = raw;

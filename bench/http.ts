@@ -1,0 +1,504 @@
+/**
+ * HTTP throughput benchmark: the svcmaps app against a bare uWebSockets.js server that answers the same paths with
+ * the same status, headers and body bytes, on 127.0.0.1.
+ *
+ *   npm run bench:http
+ *
+ * Cases:
+ *   1. GET /livez                                  - no credentials (framework cost only)
+ *   2. GET /maps/v1/autocomplete?q=%20 + X-API-Key - auth + per-key limit + metering + envelope, no engine work
+ *   3. GET /maps/v1/sprites/svc.json?t=<token>     - tile-token auth + per-IP tile cap + metering
+ *
+ * Each server runs in its own child process (the machine has few cores; autocannon runs here), one at a time, in
+ * rounds A B A B A B. Every round warms each case up, then measures it. The table reports medians over rounds.
+ *
+ * Tunables (environment): BENCH_ROUNDS (3), BENCH_WARMUP_S (2), BENCH_DURATION_S (6), BENCH_CONNECTIONS (10).
+ * Results are also written to bench/results/http-<timestamp>.json.
+ */
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { BareRoute } from './serve-bare.js';
+import type { ReadyLine } from './lifecycle.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, '..');
+const HOST = '127.0.0.1';
+
+const envNum = (name: string, dflt: number): number => {
+  const v = process.env[name];
+  if (v === undefined || v === '') return dflt;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got ${v}`);
+  return n;
+};
+
+const SETTINGS = {
+  rounds: Math.round(envNum('BENCH_ROUNDS', 3)),
+  warmupS: envNum('BENCH_WARMUP_S', 2),
+  durationS: envNum('BENCH_DURATION_S', 6),
+  connections: Math.round(envNum('BENCH_CONNECTIONS', 10)),
+  pipelining: 1,
+};
+const GOAL_OVERHEAD = 0.15;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Cases
+
+interface Creds {
+  apiKey: string;
+  token: string;
+}
+
+interface Case {
+  id: string;
+  label: string;
+  /** The path the bare server routes on (no query). */
+  route: string;
+  /** Path + query sent to the app. */
+  path(c: Creds): string;
+  headers(c: Creds): Record<string, string>;
+  /** Counts towards the "under 15%" goal line. */
+  goal: boolean;
+}
+
+const CASES: Case[] = [
+  { id: 'livez', label: '1 GET /livez', route: '/livez', path: () => '/livez', headers: () => ({}), goal: false },
+  {
+    id: 'autocomplete',
+    label: '2 autocomplete q=%20 (X-API-Key)',
+    route: '/maps/v1/autocomplete',
+    path: () => '/maps/v1/autocomplete?q=%20',
+    headers: (c) => ({ 'X-API-Key': c.apiKey }),
+    goal: true,
+  },
+  {
+    id: 'sprites',
+    label: '3 sprites/svc.json?t=<token>',
+    route: '/maps/v1/sprites/svc.json',
+    path: (c) => `/maps/v1/sprites/svc.json?t=${c.token}`,
+    headers: () => ({}),
+    goal: true,
+  },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
+// Cleanup: child processes and temp dirs go away on success, on errors and on SIGINT/SIGTERM.
+
+const children = new Set<ChildProcess>();
+const tempDirs = new Set<string>();
+
+function cleanupSync(): void {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  children.clear();
+  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+  tempDirs.clear();
+}
+process.on('exit', cleanupSync);
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    process.stderr.write(`\n${sig}: stopping servers and removing temp dirs\n`);
+    cleanupSync();
+    process.exit(sig === 'SIGINT' ? 130 : 143);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Server processes
+
+interface Server {
+  kind: 'app' | 'bare';
+  port: number;
+  ready: ReadyLine;
+  startupMs: number;
+  stop(): Promise<void>;
+}
+
+/** Both servers are started the same way: `node --import tsx bench/<script>`, each in its own process. */
+function startServer(kind: 'app' | 'bare', args: string[], env: NodeJS.ProcessEnv = {}): Promise<Server> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, `serve-${kind}.ts`), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  children.add(child);
+  const exited = new Promise<void>((res) => child.once('exit', () => res()));
+  exited.then(() => children.delete(child));
+
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  return new Promise<Server>((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`${kind} server did not report a port within 30 s`));
+    }, 30_000);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${kind} server exited before it was ready (code ${code}, signal ${signal})`));
+    });
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      let ready: ReadyLine;
+      try {
+        ready = JSON.parse(line) as ReadyLine;
+      } catch {
+        void stop();
+        return reject(new Error(`${kind} server printed something other than its ready line: ${line}`));
+      }
+      child.stdout!.resume(); // keep draining in case it prints more
+      resolvePromise({ kind, port: ready.port, ready, startupMs: performance.now() - started, stop });
+    });
+  });
+}
+
+async function startApp(dataRoot: string, n: number): Promise<{ server: Server; creds: Creds }> {
+  const dataDir = join(dataRoot, `app-${n}`);
+  const server = await startServer('app', [dataDir]);
+  const apiKey = server.ready.apiKey;
+  if (!apiKey) throw new Error('app server did not report an API key');
+  const res = await fetch(`http://${HOST}:${server.port}/maps/v1/tile-token`, { method: 'POST', headers: { 'X-API-Key': apiKey } });
+  const body = (await res.json()) as { data?: { token?: string } };
+  const token = body.data?.token;
+  if (res.status !== 200 || !token) throw new Error(`tile-token mint failed: ${res.status} ${JSON.stringify(body)}`);
+  return { server, creds: { apiKey, token } };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Raw HTTP capture: one GET over a plain socket, keeping header spelling and order and the exact body bytes.
+
+interface RawResponse {
+  statusLine: string; // "200 OK"
+  headers: [string, string][];
+  body: Buffer;
+}
+
+function rawGet(port: number, path: string, headers: Record<string, string>): Promise<RawResponse> {
+  return new Promise((res, rej) => {
+    const sock = connect(port, HOST);
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      sock.destroy();
+      rej(new Error(`raw GET ${path}: timed out`));
+    }, 5000);
+    const fail = (e: Error) => {
+      clearTimeout(timer);
+      sock.destroy();
+      rej(e);
+    };
+    sock.on('error', fail);
+    sock.on('connect', () => {
+      const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+      sock.write(`GET ${path} HTTP/1.1\r\nHost: ${HOST}:${port}\r\n${extra}\r\n`);
+    });
+    sock.on('data', (d) => {
+      chunks.push(d);
+      const all = Buffer.concat(chunks);
+      const end = all.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const lines = all.subarray(0, end).toString('latin1').split('\r\n');
+      const m = /^HTTP\/1\.1 (\d{3} .*)$/.exec(lines[0]!);
+      if (!m) return fail(new Error(`raw GET ${path}: bad status line ${JSON.stringify(lines[0])}`));
+      const hs = lines.slice(1).map((l): [string, string] => {
+        const i = l.indexOf(':');
+        return [l.slice(0, i), l.slice(i + 1).trim()];
+      });
+      const len = Number(hs.find(([k]) => k.toLowerCase() === 'content-length')?.[1] ?? NaN);
+      if (!Number.isFinite(len)) return fail(new Error(`raw GET ${path}: no Content-Length`));
+      if (all.length < end + 4 + len) return;
+      clearTimeout(timer);
+      sock.destroy();
+      res({ statusLine: m[1]!, headers: hs, body: Buffer.from(all.subarray(end + 4, end + 4 + len)) });
+    });
+  });
+}
+
+/** Headers uWS writes on its own for every response; the bare server must not write them a second time. */
+const UWS_OWN = new Set(['date', 'uwebsockets', 'content-length']);
+
+function toBareRoute(route: string, r: RawResponse): BareRoute {
+  return {
+    path: route,
+    status: r.statusLine,
+    headers: r.headers.filter(([k]) => !UWS_OWN.has(k.toLowerCase())),
+    bodyBase64: r.body.toString('base64'),
+  };
+}
+
+/** Everything but Date must be byte-identical between the app's captured answer and the bare server's. */
+function sameBytes(a: RawResponse, b: RawResponse): string | undefined {
+  if (a.statusLine !== b.statusLine) return `status ${a.statusLine} vs ${b.statusLine}`;
+  const ha = a.headers.filter(([k]) => k.toLowerCase() !== 'date');
+  const hb = b.headers.filter(([k]) => k.toLowerCase() !== 'date');
+  if (JSON.stringify(ha) !== JSON.stringify(hb)) return `headers ${JSON.stringify(ha)} vs ${JSON.stringify(hb)}`;
+  if (!a.body.equals(b.body)) return `body ${a.body.toString()} vs ${b.body.toString()}`;
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Load generation
+
+interface RunResult {
+  reqPerSec: number;
+  requests: number;
+  durationS: number;
+  bytesPerResponse: number;
+  latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  autocannonLatencyMs: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+/**
+ * One autocannon run. Latencies are taken from every response at sub-millisecond resolution (autocannon's own
+ * histogram has 1 ms resolution, too coarse on loopback); its p50/p99 are kept in the JSON too.
+ */
+async function cannon(port: number, path: string, headers: Record<string, string>, durationS: number, what: string): Promise<RunResult> {
+  let lat = new Float64Array(1 << 18);
+  let n = 0;
+  const instance = autocannon({
+    url: `http://${HOST}:${port}${path}`,
+    headers,
+    connections: SETTINGS.connections,
+    pipelining: SETTINGS.pipelining,
+    duration: durationS,
+    timeout: 5,
+  });
+  instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => {
+    if (n === lat.length) {
+      const bigger = new Float64Array(lat.length * 2);
+      bigger.set(lat);
+      lat = bigger;
+    }
+    lat[n++] = ms;
+  });
+  const r = (await instance) as autocannon.Result;
+  const sorted = lat.subarray(0, n).sort();
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += sorted[i]!;
+  const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([k, v]) => [k, Number(v.count)]));
+  const result: RunResult = {
+    reqPerSec: r.requests.total / r.duration,
+    requests: r.requests.total,
+    durationS: r.duration,
+    bytesPerResponse: r.requests.total ? r.throughput.total / r.requests.total : 0,
+    latencyMs: {
+      p50: percentile(sorted, 50),
+      p90: percentile(sorted, 90),
+      p99: percentile(sorted, 99),
+      max: n ? sorted[n - 1]! : NaN,
+      mean: n ? sum / n : NaN,
+    },
+    autocannonLatencyMs: { p50: r.latency.p50, p99: r.latency.p99 },
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    statusCodes,
+  };
+  if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0 || r.requests.total === 0 || (statusCodes['200'] ?? 0) !== r.requests.total) {
+    throw new Error(
+      `${what}: not every request answered 200 - requests ${r.requests.total}, non2xx ${r.non2xx}, ` +
+        `errors ${r.errors}, timeouts ${r.timeouts}, status codes ${JSON.stringify(statusCodes)}`,
+    );
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reporting
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
+const fmtMs = (n: number) => n.toFixed(2);
+const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const perRun = SETTINGS.warmupS + SETTINGS.durationS;
+  const estimate = SETTINGS.rounds * 2 * CASES.length * perRun;
+  console.log(
+    `svcmaps HTTP bench: ${CASES.length} cases x (app, bare) x ${SETTINGS.rounds} rounds; ` +
+      `${SETTINGS.connections} connections, pipelining ${SETTINGS.pipelining}, ` +
+      `warm-up ${SETTINGS.warmupS} s + measured ${SETTINGS.durationS} s per case (~${Math.round(estimate)} s of load)`,
+  );
+  console.log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), servers in child processes, load here\n`);
+
+  const dataRoot = mkdtempSync(join(tmpdir(), 'svcmaps-bench-'));
+  tempDirs.add(dataRoot);
+
+  const runs: Record<string, { app: RunResult[]; bare: RunResult[] }> = Object.fromEntries(CASES.map((c) => [c.id, { app: [], bare: [] }]));
+  const startups: { app: number[]; bare: number[] } = { app: [], bare: [] };
+  let captured: { raw: Map<string, RawResponse>; spec: BareRoute[] } | undefined;
+
+  for (let round = 1; round <= SETTINGS.rounds; round++) {
+    for (const kind of ['app', 'bare'] as const) {
+      let server: Server;
+      let creds: Creds = { apiKey: '', token: '' };
+      if (kind === 'app') {
+        const started = await startApp(dataRoot, round);
+        server = started.server;
+        creds = started.creds;
+        if (!captured) {
+          // The bare server's answers: exactly what the app answered, captured from the app itself.
+          const raw = new Map<string, RawResponse>();
+          for (const c of CASES) {
+            const r = await rawGet(server.port, c.path(creds), c.headers(creds));
+            if (!r.statusLine.startsWith('200 ')) {
+              throw new Error(`capture ${c.path(creds)}: app answered ${r.statusLine}: ${r.body.toString()}`);
+            }
+            raw.set(c.id, r);
+          }
+          captured = { raw, spec: CASES.map((c) => toBareRoute(c.route, raw.get(c.id)!)) };
+        }
+      } else {
+        server = await startServer('bare', [], { BENCH_BARE_SPEC: JSON.stringify(captured!.spec) });
+        if (round === 1) {
+          for (const c of CASES) {
+            const diff = sameBytes(captured!.raw.get(c.id)!, await rawGet(server.port, c.path(creds), c.headers(creds)));
+            if (diff) throw new Error(`bare server does not mirror the app for ${c.route}: ${diff}`);
+          }
+        }
+      }
+      startups[kind].push(server.startupMs);
+      try {
+        for (const c of CASES) {
+          const what = `round ${round} ${kind} ${c.id}`;
+          process.stdout.write(`  ${what.padEnd(28)} `);
+          await cannon(server.port, c.path(creds), c.headers(creds), SETTINGS.warmupS, `${what} (warm-up)`);
+          const r = await cannon(server.port, c.path(creds), c.headers(creds), SETTINGS.durationS, what);
+          runs[c.id]![kind].push(r);
+          console.log(
+            `${fmtInt(r.reqPerSec).padStart(7)} req/s  p50 ${fmtMs(r.latencyMs.p50)} ms  p99 ${fmtMs(r.latencyMs.p99)} ms  ` +
+              `${r.bytesPerResponse.toFixed(1)} B/resp`,
+          );
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+
+  // Sanity: the app and the bare server sent the same number of bytes per response (the app's RateLimit-Reset
+  // may be one or two digits long, hence the small tolerance).
+  for (const c of CASES) {
+    const a = median(runs[c.id]!.app.map((r) => r.bytesPerResponse));
+    const b = median(runs[c.id]!.bare.map((r) => r.bytesPerResponse));
+    if (Math.abs(a - b) > 2) throw new Error(`${c.id}: app sends ${a.toFixed(1)} B/response, bare ${b.toFixed(1)}; not a like-for-like comparison`);
+  }
+
+  const summary = CASES.map((c) => {
+    const { app, bare } = runs[c.id]!;
+    const appRps = median(app.map((r) => r.reqPerSec));
+    const bareRps = median(bare.map((r) => r.reqPerSec));
+    const ratio = appRps / bareRps;
+    return {
+      case: c.id,
+      label: c.label,
+      path: c.route,
+      goal: c.goal,
+      bare: { reqPerSec: bareRps, p50Ms: median(bare.map((r) => r.latencyMs.p50)), p99Ms: median(bare.map((r) => r.latencyMs.p99)) },
+      app: { reqPerSec: appRps, p50Ms: median(app.map((r) => r.latencyMs.p50)), p99Ms: median(app.map((r) => r.latencyMs.p99)) },
+      ratio,
+      overhead: 1 - ratio,
+    };
+  });
+
+  const rows = [
+    ['case', 'bare req/s', 'app req/s', 'app/bare', 'overhead', 'bare p50/p99 ms', 'app p50/p99 ms'],
+    ...summary.map((s) => [
+      s.label,
+      fmtInt(s.bare.reqPerSec),
+      fmtInt(s.app.reqPerSec),
+      s.ratio.toFixed(3),
+      pct(s.overhead),
+      `${fmtMs(s.bare.p50Ms)} / ${fmtMs(s.bare.p99Ms)}`,
+      `${fmtMs(s.app.p50Ms)} / ${fmtMs(s.app.p99Ms)}`,
+    ]),
+  ];
+  const goalCases = summary.filter((s) => s.goal);
+  const allUnder = goalCases.every((s) => s.overhead < GOAL_OVERHEAD);
+  const verdict =
+    `Goal: auth+limits+metering overhead under ${pct(GOAL_OVERHEAD)} vs bare uWS - ` +
+    goalCases.map((s) => `case ${s.label.split(' ')[0]} (${s.case}) ${pct(s.overhead)} ${s.overhead < GOAL_OVERHEAD ? 'UNDER' : 'OVER'}`).join('; ') +
+    ` => ${allUnder ? 'MET' : 'NOT MET'}`;
+
+  const livez = summary.find((s) => s.case === 'livez')!;
+  const vsLivez = goalCases.map((s) => `${s.case} ${pct(1 - s.app.reqPerSec / livez.app.reqPerSec)}`).join(', ');
+
+  console.log(`\nMedians of ${SETTINGS.rounds} rounds (${SETTINGS.durationS} s measured each), every measured request answered 200:\n`);
+  console.log(table(rows));
+  console.log(`\n(for reference, app throughput lost vs the app's own /livez: ${vsLivez})`);
+  console.log(verdict);
+
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const outDir = join(HERE, 'results');
+  mkdirSync(outDir, { recursive: true });
+  const outFile = join(outDir, `http-${stamp}.json`);
+  writeFileSync(
+    outFile,
+    JSON.stringify(
+      {
+        benchmark: 'http',
+        at: new Date().toISOString(),
+        node: process.version,
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model,
+        settings: { ...SETTINGS, host: HOST, goalOverhead: GOAL_OVERHEAD },
+        startupMs: startups,
+        summary,
+        goalMet: allUnder,
+        verdict,
+        runs,
+        captured: captured?.spec.map((r) => ({ ...r, body: Buffer.from(r.bodyBase64, 'base64').toString('utf8') })),
+        wallSeconds: (performance.now() - t0) / 1000,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+  console.log(`\nwrote ${join('bench', 'results', `http-${stamp}.json`)} (${((performance.now() - t0) / 1000).toFixed(0)} s total)`);
+}
+
+main().then(
+  () => {
+    cleanupSync();
+    process.exit(0);
+  },
+  (e: unknown) => {
+    process.stderr.write(`\nbench:http FAILED: ${(e as Error)?.stack ?? String(e)}\n`);
+    cleanupSync();
+    process.exit(1);
+  },
+);
