@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { CliError, processIo, type Io } from './io.js';
 import { makeKeysCommand } from './keys.js';
 import { makeServeCommand } from './serve.js';
+import { makeImportCommand } from './import.js';
 
 export function makeProgram(io: Io): Command {
   const program = new Command('svcmaps')
@@ -10,6 +11,7 @@ export function makeProgram(io: Io): Command {
     .showHelpAfterError(false);
   program.addCommand(makeServeCommand(io));
   program.addCommand(makeKeysCommand(io));
+  program.addCommand(makeImportCommand(io));
   const configure = (c: Command) => {
     c.exitOverride();
     c.configureOutput({ writeOut: io.out, writeErr: io.err });

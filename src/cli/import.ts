@@ -1,0 +1,47 @@
+import { Command } from 'commander';
+import { existsSync, statSync } from 'node:fs';
+import { IMPORTERS } from '../import/importers.js';
+import { prepareDataDir } from '../store/data-dir.js';
+import { CliError, type Io } from './io.js';
+import { commandConfig } from './options.js';
+import { progressBar } from './ui/progress.js';
+
+export function makeImportCommand(io: Io, signals: NodeJS.EventEmitter = process): Command {
+  return new Command('import')
+    .description('import OpenStreetMap data (.osm.pbf, or newline-delimited GeoJSON .geojsonl[.gz]) into the data directory')
+    .argument('<file>')
+    .option('--data <dir>', 'data directory (env SVCMAPS_DATA)')
+    .option('--config <file>', 'config file (JSON)')
+    .option('--only <names>', 'comma-separated importers to run')
+    .option('--json', 'print the summary as JSON')
+    .action(async (file: string, o) => {
+      if (!existsSync(file) || !statSync(file).isFile()) throw new CliError(`no such file: ${file}`);
+      const config = commandConfig(io, o);
+      const only = o.only ? String(o.only).split(',').map((s) => s.trim()) : undefined;
+      const chosen = IMPORTERS.filter((i) => i.accepts(file) && (!only || only.includes(i.name)));
+      if (!chosen.length) throw new CliError(`no importer accepts ${file} (expected .osm.pbf or .geojsonl[.gz])`);
+      const dir = prepareDataDir(config.data_dir);
+      const abort = new AbortController();
+      const onSignal = () => abort.abort();
+      signals.once('SIGINT', onSignal);
+      signals.once('SIGTERM', onSignal);
+      const tty = !o.json && Boolean((process.stderr as { isTTY?: boolean }).isTTY);
+      const summaries = [];
+      try {
+        for (const imp of chosen) {
+          const bar = progressBar(io.err, tty);
+          const s = await imp.run(file, dir.root, (stage, done, total) => bar.update(`${imp.name}:${stage}`, done, total), abort.signal);
+          bar.done(`${imp.name}: ${Object.entries(s.counts).map(([k, v]) => `${v} ${k}`).join(', ')} in ${s.seconds.toFixed(1)} s`);
+          summaries.push(s);
+        }
+      } catch (e) {
+        if (abort.signal.aborted) throw new CliError('import interrupted; the previous data is still in service');
+        throw e;
+      } finally {
+        signals.removeListener('SIGINT', onSignal);
+        signals.removeListener('SIGTERM', onSignal);
+      }
+      if (o.json) io.out(JSON.stringify(summaries) + '\n');
+      else io.out(`Imported ${file} into ${dir.root}. Restart \`svcmaps serve\` to load it.\n`);
+    });
+}

@@ -1,0 +1,25 @@
+/** Progress of one importer: bytes of the input file consumed so far (the only measure every format shares). */
+export interface ImportProgress {
+  (stage: string, done: number, total: number): void;
+}
+
+export interface ImportSummary {
+  importer: string;
+  /** Counts worth telling the operator, e.g. { places: 1234, streets: 56 }. */
+  counts: Record<string, number>;
+  seconds: number;
+}
+
+/**
+ * One consumer of an imported file (places index, road graph, render store). Each streams the file itself and
+ * builds into a temporary file that it renames over the live one only when complete, so a crash or Ctrl-C never
+ * leaves a half-built index in service and a re-run simply replaces the previous import.
+ */
+export interface Importer {
+  readonly name: string;
+  accepts(file: string): boolean;
+  run(file: string, dataDir: string, progress: ImportProgress, signal: AbortSignal): Promise<ImportSummary>;
+}
+
+export const isPbf = (file: string): boolean => /\.osm\.pbf$|\.pbf$/i.test(file);
+export const isGeojsonl = (file: string): boolean => /\.(geojsonl|geojsons|ndjson|jsonl)(\.gz)?$/i.test(file);
