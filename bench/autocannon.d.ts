@@ -23,6 +23,7 @@ declare module 'autocannon' {
       duration?: number;
       timeout?: number;
       method?: string;
+      requests?: { method?: string; path?: string; headers?: Record<string, string> }[];
     }
     interface Result {
       duration: number;

@@ -10,14 +10,16 @@
  *   3. GET /maps/v1/sprites/svc.json?t=<token>     - tile-token auth + per-IP tile cap + metering
  *
  * Each server runs in its own child process (the machine has few cores; autocannon runs here), one at a time, in
- * rounds A B A B A B. Every round warms each case up, then measures it. The table reports medians over rounds.
+ * rounds A B A B A B. After each server start, one warm-up run cycles through all three requests, then every case
+ * is measured on its own. The table reports medians over rounds. Server CPU per request is read from /proc (Linux)
+ * as a second, less load-generator-bound view of the same cost.
  *
- * Tunables (environment): BENCH_ROUNDS (3), BENCH_WARMUP_S (2), BENCH_DURATION_S (6), BENCH_CONNECTIONS (10).
- * Results are also written to bench/results/http-<timestamp>.json.
+ * Tunables (environment): BENCH_ROUNDS (3), BENCH_WARMUP_S (2, per server start), BENCH_DURATION_S (7, per case),
+ * BENCH_CONNECTIONS (10). Results are also written to bench/results/http-<timestamp>.json.
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -41,7 +43,7 @@ const envNum = (name: string, dflt: number): number => {
 const SETTINGS = {
   rounds: Math.round(envNum('BENCH_ROUNDS', 3)),
   warmupS: envNum('BENCH_WARMUP_S', 2),
-  durationS: envNum('BENCH_DURATION_S', 6),
+  durationS: envNum('BENCH_DURATION_S', 7),
   connections: Math.round(envNum('BENCH_CONNECTIONS', 10)),
   pipelining: 1,
 };
@@ -116,7 +118,23 @@ interface Server {
   port: number;
   ready: ReadyLine;
   startupMs: number;
+  /** CPU time (user + system, all threads) the server process has used so far; undefined without /proc. */
+  cpuMs(): number | undefined;
   stop(): Promise<void>;
+}
+
+/** Linux reports process times in clock ticks; USER_HZ is 100 on every mainstream kernel configuration. */
+const TICK_MS = 10;
+
+function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * TICK_MS; // utime, stime (fields 14 and 15 of stat)
+  } catch {
+    return undefined;
+  }
 }
 
 /** Both servers are started the same way: `node --import tsx bench/<script>`, each in its own process. */
@@ -159,7 +177,7 @@ function startServer(kind: 'app' | 'bare', args: string[], env: NodeJS.ProcessEn
         return reject(new Error(`${kind} server printed something other than its ready line: ${line}`));
       }
       child.stdout!.resume(); // keep draining in case it prints more
-      resolvePromise({ kind, port: ready.port, ready, startupMs: performance.now() - started, stop });
+      resolvePromise({ kind, port: ready.port, ready, startupMs: performance.now() - started, cpuMs: () => processCpuMs(child.pid), stop });
     });
   });
 }
@@ -250,6 +268,11 @@ function sameBytes(a: RawResponse, b: RawResponse): string | undefined {
 // ---------------------------------------------------------------------------------------------------------------
 // Load generation
 
+interface Target {
+  path: string;
+  headers: Record<string, string>;
+}
+
 interface RunResult {
   reqPerSec: number;
   requests: number;
@@ -257,6 +280,11 @@ interface RunResult {
   bytesPerResponse: number;
   latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
   autocannonLatencyMs: { p50: number; p99: number };
+  /** Server process CPU (all threads) per answered request, and its utilisation of one core. */
+  serverCpuUsPerReq?: number;
+  serverCpuPct?: number;
+  /** This (load-generating) process's CPU, as a share of one core. */
+  clientCpuPct: number;
   non2xx: number;
   errors: number;
   timeouts: number;
@@ -270,15 +298,17 @@ function percentile(sorted: Float64Array, p: number): number {
 }
 
 /**
- * One autocannon run. Latencies are taken from every response at sub-millisecond resolution (autocannon's own
- * histogram has 1 ms resolution, too coarse on loopback); its p50/p99 are kept in the JSON too.
+ * One autocannon run over one or more requests (several: each connection cycles through them). Latencies are taken
+ * from every response at sub-millisecond resolution (autocannon's own histogram has 1 ms resolution, too coarse on
+ * loopback); its p50/p99 are kept in the JSON too. Throws unless every request was answered 200.
  */
-async function cannon(port: number, path: string, headers: Record<string, string>, durationS: number, what: string): Promise<RunResult> {
+async function cannon(server: Server, targets: Target[], durationS: number, what: string): Promise<RunResult> {
   let lat = new Float64Array(1 << 18);
   let n = 0;
   const instance = autocannon({
-    url: `http://${HOST}:${port}${path}`,
-    headers,
+    url: `http://${HOST}:${server.port}${targets[0]!.path}`,
+    headers: targets[0]!.headers,
+    ...(targets.length > 1 ? { requests: targets.map((t) => ({ method: 'GET', path: t.path, headers: t.headers })) } : {}),
     connections: SETTINGS.connections,
     pipelining: SETTINGS.pipelining,
     duration: durationS,
@@ -292,16 +322,31 @@ async function cannon(port: number, path: string, headers: Record<string, string
     }
     lat[n++] = ms;
   });
-  const r = (await instance) as autocannon.Result;
+  const cpu0 = server.cpuMs();
+  const own0 = process.cpuUsage();
+  const t0 = performance.now();
+  const r = await instance;
+  const wallMs = performance.now() - t0;
+  const cpu1 = server.cpuMs();
+  const own = process.cpuUsage(own0);
+
   const sorted = lat.subarray(0, n).sort();
   let sum = 0;
   for (let i = 0; i < n; i++) sum += sorted[i]!;
   const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([k, v]) => [k, Number(v.count)]));
-  const result: RunResult = {
-    reqPerSec: r.requests.total / r.duration,
-    requests: r.requests.total,
+  const total = r.requests.total;
+  if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0 || total === 0 || (statusCodes['200'] ?? 0) !== total) {
+    throw new Error(
+      `${what}: not every request answered 200 - requests ${total}, non2xx ${r.non2xx}, ` +
+        `errors ${r.errors}, timeouts ${r.timeouts}, status codes ${JSON.stringify(statusCodes)}`,
+    );
+  }
+  const serverCpu = cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined;
+  return {
+    reqPerSec: total / r.duration,
+    requests: total,
     durationS: r.duration,
-    bytesPerResponse: r.requests.total ? r.throughput.total / r.requests.total : 0,
+    bytesPerResponse: r.throughput.total / total,
     latencyMs: {
       p50: percentile(sorted, 50),
       p90: percentile(sorted, 90),
@@ -310,18 +355,14 @@ async function cannon(port: number, path: string, headers: Record<string, string
       mean: n ? sum / n : NaN,
     },
     autocannonLatencyMs: { p50: r.latency.p50, p99: r.latency.p99 },
+    serverCpuUsPerReq: serverCpu === undefined ? undefined : (serverCpu * 1000) / total,
+    serverCpuPct: serverCpu === undefined ? undefined : (100 * serverCpu) / wallMs,
+    clientCpuPct: (100 * (own.user + own.system)) / 1000 / wallMs,
     non2xx: r.non2xx,
     errors: r.errors,
     timeouts: r.timeouts,
     statusCodes,
   };
-  if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0 || r.requests.total === 0 || (statusCodes['200'] ?? 0) !== r.requests.total) {
-    throw new Error(
-      `${what}: not every request answered 200 - requests ${r.requests.total}, non2xx ${r.non2xx}, ` +
-        `errors ${r.errors}, timeouts ${r.timeouts}, status codes ${JSON.stringify(statusCodes)}`,
-    );
-  }
-  return result;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -346,12 +387,11 @@ function table(rows: string[][]): string {
 
 async function main(): Promise<void> {
   const t0 = performance.now();
-  const perRun = SETTINGS.warmupS + SETTINGS.durationS;
-  const estimate = SETTINGS.rounds * 2 * CASES.length * perRun;
+  const estimate = SETTINGS.rounds * 2 * (SETTINGS.warmupS + CASES.length * SETTINGS.durationS);
   console.log(
     `svcmaps HTTP bench: ${CASES.length} cases x (app, bare) x ${SETTINGS.rounds} rounds; ` +
-      `${SETTINGS.connections} connections, pipelining ${SETTINGS.pipelining}, ` +
-      `warm-up ${SETTINGS.warmupS} s + measured ${SETTINGS.durationS} s per case (~${Math.round(estimate)} s of load)`,
+      `${SETTINGS.connections} connections, pipelining ${SETTINGS.pipelining}; per server start a ${SETTINGS.warmupS} s ` +
+      `warm-up over all cases, then ${SETTINGS.durationS} s measured per case (~${Math.round(estimate)} s of load)`,
   );
   console.log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), servers in child processes, load here\n`);
 
@@ -361,11 +401,12 @@ async function main(): Promise<void> {
   const runs: Record<string, { app: RunResult[]; bare: RunResult[] }> = Object.fromEntries(CASES.map((c) => [c.id, { app: [], bare: [] }]));
   const startups: { app: number[]; bare: number[] } = { app: [], bare: [] };
   let captured: { raw: Map<string, RawResponse>; spec: BareRoute[] } | undefined;
+  // The bare server is sent the very same request bytes as the app before it (it ignores the credentials).
+  let creds: Creds = { apiKey: '', token: '' };
 
   for (let round = 1; round <= SETTINGS.rounds; round++) {
     for (const kind of ['app', 'bare'] as const) {
       let server: Server;
-      let creds: Creds = { apiKey: '', token: '' };
       if (kind === 'app') {
         const started = await startApp(dataRoot, round);
         server = started.server;
@@ -393,15 +434,17 @@ async function main(): Promise<void> {
       }
       startups[kind].push(server.startupMs);
       try {
-        for (const c of CASES) {
+        const targets = CASES.map((c) => ({ path: c.path(creds), headers: c.headers(creds) }));
+        await cannon(server, targets, SETTINGS.warmupS, `round ${round} ${kind} warm-up`);
+        for (const [i, c] of CASES.entries()) {
           const what = `round ${round} ${kind} ${c.id}`;
           process.stdout.write(`  ${what.padEnd(28)} `);
-          await cannon(server.port, c.path(creds), c.headers(creds), SETTINGS.warmupS, `${what} (warm-up)`);
-          const r = await cannon(server.port, c.path(creds), c.headers(creds), SETTINGS.durationS, what);
+          const r = await cannon(server, [targets[i]!], SETTINGS.durationS, what);
           runs[c.id]![kind].push(r);
+          const cpu = r.serverCpuUsPerReq === undefined ? '' : `  server ${r.serverCpuUsPerReq.toFixed(0)} us CPU/req (${r.serverCpuPct!.toFixed(0)}%)`;
           console.log(
-            `${fmtInt(r.reqPerSec).padStart(7)} req/s  p50 ${fmtMs(r.latencyMs.p50)} ms  p99 ${fmtMs(r.latencyMs.p99)} ms  ` +
-              `${r.bytesPerResponse.toFixed(1)} B/resp`,
+            `${fmtInt(r.reqPerSec).padStart(7)} req/s  p50 ${fmtMs(r.latencyMs.p50)} ms  p99 ${fmtMs(r.latencyMs.p99)} ms${cpu}  ` +
+              `client ${r.clientCpuPct.toFixed(0)}%`,
           );
         }
       } finally {
@@ -423,13 +466,29 @@ async function main(): Promise<void> {
     const appRps = median(app.map((r) => r.reqPerSec));
     const bareRps = median(bare.map((r) => r.reqPerSec));
     const ratio = appRps / bareRps;
+    const cpu = (rs: RunResult[]) => {
+      const xs = rs.map((r) => r.serverCpuUsPerReq).filter((x): x is number => x !== undefined);
+      return xs.length ? median(xs) : undefined;
+    };
     return {
       case: c.id,
       label: c.label,
       path: c.route,
       goal: c.goal,
-      bare: { reqPerSec: bareRps, p50Ms: median(bare.map((r) => r.latencyMs.p50)), p99Ms: median(bare.map((r) => r.latencyMs.p99)) },
-      app: { reqPerSec: appRps, p50Ms: median(app.map((r) => r.latencyMs.p50)), p99Ms: median(app.map((r) => r.latencyMs.p99)) },
+      bare: {
+        reqPerSec: bareRps,
+        p50Ms: median(bare.map((r) => r.latencyMs.p50)),
+        p99Ms: median(bare.map((r) => r.latencyMs.p99)),
+        serverCpuUsPerReq: cpu(bare),
+        clientCpuPct: median(bare.map((r) => r.clientCpuPct)),
+      },
+      app: {
+        reqPerSec: appRps,
+        p50Ms: median(app.map((r) => r.latencyMs.p50)),
+        p99Ms: median(app.map((r) => r.latencyMs.p99)),
+        serverCpuUsPerReq: cpu(app),
+        clientCpuPct: median(app.map((r) => r.clientCpuPct)),
+      },
       ratio,
       overhead: 1 - ratio,
     };
@@ -459,6 +518,24 @@ async function main(): Promise<void> {
 
   console.log(`\nMedians of ${SETTINGS.rounds} rounds (${SETTINGS.durationS} s measured each), every measured request answered 200:\n`);
   console.log(table(rows));
+  const us = (x: number | undefined) => (x === undefined ? 'n/a' : x.toFixed(1));
+  if (summary.some((s) => s.app.serverCpuUsPerReq !== undefined)) {
+    console.log(`\nServer process CPU per request (user+system, all threads; medians) and load-generator CPU:\n`);
+    console.log(
+      table([
+        ['case', 'bare us/req', 'app us/req', 'app extra us/req', 'client CPU bare/app'],
+        ...summary.map((s) => [
+          s.label,
+          us(s.bare.serverCpuUsPerReq),
+          us(s.app.serverCpuUsPerReq),
+          s.app.serverCpuUsPerReq !== undefined && s.bare.serverCpuUsPerReq !== undefined
+            ? us(s.app.serverCpuUsPerReq - s.bare.serverCpuUsPerReq)
+            : 'n/a',
+          `${s.bare.clientCpuPct.toFixed(0)}% / ${s.app.clientCpuPct.toFixed(0)}%`,
+        ]),
+      ]),
+    );
+  }
   console.log(`\n(for reference, app throughput lost vs the app's own /livez: ${vsLivez})`);
   console.log(verdict);
 

@@ -14,6 +14,12 @@ import { Pool } from './limits/pool.js';
 import { SlidingWindowLimiter } from './limits/sliding-window.js';
 import { HotTier } from './cache/hot-tier.js';
 import { emptyPlaces } from './places/empty.js';
+import { LocalPlaces } from './places/engine.js';
+import { openPlacesIndex } from './places/load.js';
+import { PhotoSource } from './places/photos.js';
+import { AnswerCache } from './cache/answer-cache.js';
+import { AnswerCacheRepo } from './store/answer-cache-repo.js';
+import { join } from 'node:path';
 import type { PlacesService } from './places/types.js';
 import { DirectionsService } from './routing/directions.js';
 import { noGraphEngine } from './routing/no-graph.js';
@@ -83,6 +89,10 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
   });
   const meter = new Meter(new UsageRepo(db), log, o.meterFlushMs ?? 1000);
   const hot = new HotTier(config.cache.memory_bytes);
+  const answers = new AnswerCache(hot, new AnswerCacheRepo(db), log, o.meterFlushMs ?? 1000);
+  const photos = new PhotoSource(join(dir.root, 'photos'), config.public_url);
+  // The places index is opened when the data directory has one (`serve` makes sure of that); otherwise empty answers.
+  const placesIndex = o.places ? undefined : openPlacesIndex(dir.root);
   const p = config.pools;
   const pools = {
     autocomplete: new Pool('autocomplete', p.autocomplete.concurrency, p.autocomplete.queue, 'AUTOCOMPLETE_BACKPRESSURE'),
@@ -107,7 +117,8 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
   const services: Services = {
     config, clock, log, auth, pools, directions,
     keyAdmin: new KeyAdmin(keys, nowS),
-    places: o.places ?? emptyPlaces,
+    places: o.places ?? (placesIndex ? new LocalPlaces(placesIndex, answers, photos) : emptyPlaces),
+    photos,
     tiles: o.tiles ?? noTiles,
     staticMaps: o.staticMaps ?? noStaticMaps,
     glyphs: new GlyphStore(),
@@ -145,6 +156,8 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     close() {
       server?.close();
       meter.stop();
+      answers.stop();
+      placesIndex?.close();
       db.close();
     },
   };

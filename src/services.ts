@@ -10,6 +10,7 @@ import type { TileService } from './tiles/types.js';
 import type { StaticMapRenderer } from './tiles/staticmap.js';
 import type { GlyphStore } from './resources/glyphs.js';
 import type { BundledStyle } from './resources/styles.js';
+import type { PhotoSource } from './places/photos.js';
 
 export interface Health {
   postgres: string;
@@ -26,6 +27,7 @@ export interface Services {
   keyAdmin: KeyAdmin;
   pools: Record<'autocomplete' | 'geocode' | 'reverse' | 'place', Pool>;
   places: PlacesService;
+  photos: PhotoSource;
   directions: DirectionsService;
   tiles: TileService;
   staticMaps: StaticMapRenderer;

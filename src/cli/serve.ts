@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { createApp } from '../app.js';
 import { jsonLogger } from '../core/log.js';
+import { ensurePlacesDb } from '../places/load.js';
+import { prepareDataDir } from '../store/data-dir.js';
 import { CliError, type Io } from './io.js';
 import { commandConfig, portNumber } from './options.js';
 
@@ -22,7 +24,10 @@ export function makeServeCommand(io: Io, signals: NodeJS.EventEmitter = process)
       if (o.publicUrl !== undefined) flags.public_url = String(o.publicUrl).replace(/\/+$/, '');
       if (o.tlsCert) flags.tls = { cert: o.tlsCert, key: o.tlsKey };
       const config = commandConfig(io, o, flags);
-      const app = createApp(config, { log: jsonLogger('info', io.err) });
+      const log = jsonLogger('info', io.err);
+      const places = await ensurePlacesDb(prepareDataDir(config.data_dir).root);
+      if (places !== 'present') log.info('embedded gazetteer installed in the data directory', { how: places });
+      const app = createApp(config, { log });
       let server;
       try {
         server = await app.listen();

@@ -41,6 +41,23 @@ export interface Config {
   prefetch: { concurrency: number; timeout_ms: number };
   places: { default_max_wait_ms: number };
   cache: { memory_bytes: number };
+  tiles: TilesConfig;
+}
+
+/** Where tiles come from and how the origin is called; see src/tiles/. */
+export interface TilesConfig {
+  /** render = built-in renderer; xyz = upstream URL template; mbtiles = another MBTiles file; none = 404 on miss. */
+  origin: 'render' | 'xyz' | 'mbtiles' | 'none';
+  xyz_url: string;
+  user_agent: string;
+  timeout_ms: number;
+  retries: number;
+  concurrency: number;
+  prefetch_concurrency: number;
+  /** The MBTiles file used as origin when origin = mbtiles. */
+  mbtiles_path: string;
+  /** Keep stored (warm) tiles in tiles.mbtiles in the data directory; false serves hot tier + origin only. */
+  store: boolean;
 }
 
 export const DEFAULTS: Config = {
@@ -76,4 +93,15 @@ export const DEFAULTS: Config = {
   prefetch: { concurrency: 16, timeout_ms: 20_000 },
   places: { default_max_wait_ms: 2000 },
   cache: { memory_bytes: 256 * 1024 * 1024 },
+  tiles: {
+    origin: 'render',
+    xyz_url: '',
+    user_agent: 'svcmaps/0.1 (self-hosted maps appliance)',
+    timeout_ms: 10_000,
+    retries: 2,
+    concurrency: 4,
+    prefetch_concurrency: 1,
+    mbtiles_path: '',
+    store: true,
+  },
 };

@@ -40,4 +40,15 @@ export const CONFIG_SCHEMA = obj({
   prefetch: obj({ concurrency: int(1, 1024), timeout_ms: int(100, 600_000) }),
   places: obj({ default_max_wait_ms: int(200, 10_000) }),
   cache: obj({ memory_bytes: int(1024 * 1024) }),
+  tiles: obj({
+    origin: { enum: ['render', 'xyz', 'mbtiles', 'none'] },
+    xyz_url: { type: 'string', pattern: '^(https?://\\S*\\{z\\}\\S*\\{x\\}\\S*\\{y\\}\\S*)?$' },
+    user_agent: { type: 'string', minLength: 1, maxLength: 256 },
+    timeout_ms: int(100, 120_000),
+    retries: int(0, 10),
+    concurrency: int(1, 256),
+    prefetch_concurrency: int(1, 64),
+    mbtiles_path: { type: 'string' },
+    store: { type: 'boolean' },
+  }),
 });

@@ -60,8 +60,11 @@ export const ERRORS = {
   PAYLOAD_TOO_LARGE: spec(413, 'The request body is larger than the limit'),
   INSUFFICIENT_ROLE: spec(403, 'This route requires the super_admin role'),
   KEY_NOT_FOUND: spec(404, 'No API key with this id'),
+  PLACE_NOT_FOUND: spec(404, 'No place with this ID'),
   RENDER_FAILED: spec(502, 'Rendering failed'),
   TILE_DEGRADED: spec(503, 'Only a degraded stand-in tile is available'),
+  TILE_ORIGIN_FAILED: spec(502, 'The tile origin failed; retry shortly', 1),
+  TILE_ORIGIN_TIMEOUT: spec(504, 'The tile origin timed out; retry shortly', 1),
   INTERNAL_ERROR: spec(500, 'An internal error occurred. Please try again later.'),
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -17,6 +17,8 @@ export interface Prediction {
 export interface AutocompleteRequest {
   q: string;
   bias: LatLng;
+  /** The caller sent lat/lng (else the bias is a fallback city centre and distances are not reported). */
+  biasGiven: boolean;
   country: string;
   locale: Locale;
   maxWaitMs: number;

@@ -33,4 +33,12 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (sub, sid)
   ) WITHOUT ROWID;
   `,
+  `
+  CREATE TABLE answer_cache (
+    key        TEXT PRIMARY KEY,
+    value      TEXT NOT NULL,              -- JSON answer
+    created_at INTEGER NOT NULL            -- Unix seconds
+  ) WITHOUT ROWID;
+  CREATE INDEX answer_cache_age ON answer_cache (created_at);
+  `,
 ];

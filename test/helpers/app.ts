@@ -5,6 +5,8 @@ import { createApp, type App, type AppOverrides } from '../../src/app.js';
 import { configWith } from '../../src/config/load.js';
 import { silentLogger } from '../../src/core/log.js';
 import type { CreateKeyInput } from '../../src/auth/key-admin.js';
+import { emptyPlaces } from '../../src/places/empty.js';
+import { ensurePlacesDb } from '../../src/places/load.js';
 
 export interface TestServer {
   url: string;
@@ -20,7 +22,9 @@ export interface TestServer {
 /** Starts the real app on port 0 over a fresh temporary data directory (real SQLite, real uWS). */
 export async function startServer(config: Record<string, unknown> = {}, overrides: AppOverrides = {}): Promise<TestServer> {
   const dataDir = (config.data_dir as string) ?? mkdtempSync(join(tmpdir(), 'svcmaps-test-'));
-  const app = createApp(configWith({ port: 0, ...config, data_dir: dataDir }), { log: silentLogger, meterFlushMs: 50, ...overrides });
+  // Tests get the empty places engine unless they ask for the real one (startPlacesServer): loading the gazetteer
+  // index costs a second per server.
+  const app = createApp(configWith({ port: 0, ...config, data_dir: dataDir }), { log: silentLogger, meterFlushMs: 50, places: emptyPlaces, ...overrides });
   const server = await app.listen();
   const url = server.url;
   return {
@@ -56,4 +60,10 @@ export const SECURITY_HEADERS: Record<string, string> = {
 export async function errorCode(res: Response): Promise<string> {
   const body = (await res.json()) as { error?: { code: string }; code?: string };
   return body.error?.code ?? body.code ?? '';
+}
+
+/** A server over a data directory holding the real places index (the embedded gazetteer plus any imports). */
+export async function startPlacesServer(dataDir: string, config: Record<string, unknown> = {}, overrides: AppOverrides = {}): Promise<TestServer> {
+  await ensurePlacesDb(dataDir);
+  return startServer({ ...config, data_dir: dataDir }, { ...overrides, places: undefined });
 }

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { AppError } from '../../core/errors.js';
+import { sniffImageType } from '../../core/image-type.js';
 import { requiredCoord } from '../../core/fields.js';
 import { guarded } from '../../places/guard.js';
 import { DEFAULT_COUNTRY, fallbackCentre, isCountryCode } from '../../places/bias.js';
@@ -38,7 +40,7 @@ export function register(router: Router, s: Services): void {
         const mw = queryNumber(ctx.req, 'max_wait_ms');
         const maxWaitMs = clamp(Number.isFinite(mw) ? mw! : s.config.places.default_max_wait_ms, 200, 10_000);
         const a = await guarded('AUTOCOMPLETE', f.autocomplete, s.pools.autocomplete, log, () =>
-          s.places.autocomplete({ q, country, maxWaitMs, locale: pickLocale(ctx.req), bias: hasBias ? { lat: lat!, lng: lng! } : fallbackCentre(home) }),
+          s.places.autocomplete({ q, country, maxWaitMs, locale: pickLocale(ctx.req), biasGiven: hasBias, bias: hasBias ? { lat: lat!, lng: lng! } : fallbackCentre(home) }),
         );
         ctx.miss = a.miss;
         return ok({ predictions: a.predictions, source: a.source, served_in_ms: Math.round(performance.now() - started), budget_expired: a.budget_expired });
@@ -100,6 +102,18 @@ export function register(router: Router, s: Services): void {
           throw new AppError('MISSING_COORDS');
         }
         return ok(await s.places.photos({ lat: lat!, lng: lng! }));
+      },
+    },
+    {
+      // Operator photo files (<data>/photos/<place id>/<file>): tile-family auth so <img> tags can carry ?t=.
+      method: 'GET', pattern: '/maps/v1/place-photo-files/:id/:file', surface: 'tile', tileFamily: true, binary: true,
+      handler: (ctx) => {
+        const path = s.photos.file(ctx.params.id!, ctx.params.file!);
+        if (!path) throw new AppError('NOT_FOUND');
+        const body = readFileSync(path);
+        const type = sniffImageType(body);
+        if (!type) throw new AppError('NOT_FOUND');
+        return { status: 200, headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' }, body };
       },
     },
   );

@@ -1,0 +1,66 @@
+import type { Logger } from '../core/log.js';
+import type { AnswerCacheRepo } from '../store/answer-cache-repo.js';
+import type { HotTier } from './hot-tier.js';
+
+export type Tier = 'memory' | 'sqlite';
+
+const WARM_MAX_AGE_S = 7 * 86400;
+
+/**
+ * Hot (LRU) then warm (SQLite) cache for JSON answers. Warm writes are buffered and written in one transaction per
+ * flush; warm reads are promoted to the hot tier. Store faults are logged and treated as misses.
+ */
+export class AnswerCache {
+  private pending = new Map<string, string>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly hot: HotTier, private readonly warm: AnswerCacheRepo, private readonly log: Logger, flushEveryMs = 1000) {
+    if (flushEveryMs > 0) {
+      this.timer = setInterval(() => this.flush(), flushEveryMs);
+      this.timer.unref();
+    }
+    try {
+      this.warm.prune(Math.floor(Date.now() / 1000) - WARM_MAX_AGE_S);
+    } catch (e) {
+      this.log.warn('answer cache prune failed', { error: (e as Error).message });
+    }
+  }
+
+  get<T>(key: string): { value: T; tier: Tier } | undefined {
+    const h = this.hot.get(key);
+    if (h) return { value: JSON.parse(h.toString('utf8')) as T, tier: 'memory' };
+    let text = this.pending.get(key);
+    try {
+      text ??= this.warm.get(key);
+    } catch (e) {
+      this.log.warn('warm cache read failed', { error: (e as Error).message });
+    }
+    if (text === undefined) return undefined;
+    this.hot.set(key, Buffer.from(text));
+    return { value: JSON.parse(text) as T, tier: 'sqlite' };
+  }
+
+  set(key: string, value: unknown): void {
+    const text = JSON.stringify(value);
+    this.hot.set(key, Buffer.from(text));
+    this.pending.set(key, text);
+    if (this.pending.size >= 5000) this.flush();
+  }
+
+  flush(): void {
+    if (!this.pending.size) return;
+    const now = Math.floor(Date.now() / 1000);
+    const rows = [...this.pending].map(([k, v]) => [k, v, now] as [string, string, number]);
+    this.pending = new Map();
+    try {
+      this.warm.putMany(rows);
+    } catch (e) {
+      this.log.warn('warm cache write failed; answers stay in memory only', { error: (e as Error).message });
+    }
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.flush();
+  }
+}

@@ -1,0 +1,113 @@
+import { basename, join } from 'node:path';
+import { createReadStream, statSync } from 'node:fs';
+import { createGunzip } from 'node:zlib';
+import { createInterface } from 'node:readline';
+import { placeCid } from '../places/ids.js';
+import { PlacesBuilder, type NewPlace, type Segment } from '../places/store/builder.js';
+import { ContextResolver } from '../places/sources/context.js';
+import { classify, detailsOf, namesOf } from '../places/sources/osm-tags.js';
+import { ensurePlacesDb, PLACES_FILE } from '../places/load.js';
+import { NodeCoords, readPbf } from './osm-pbf.js';
+import { isGeojsonl, isPbf, type Importer, type ImportProgress } from './types.js';
+
+type Tags = Record<string, string>;
+
+function toPlace(type: string, id: number, tags: Tags, lat: number, lng: number, ctx: ContextResolver): NewPlace | undefined {
+  const cls = classify(tags, type === 'way');
+  if (!cls) return undefined;
+  const names = namesOf(tags, cls);
+  if (!names.name) return undefined;
+  const c = ctx.resolve(lat, lng, cls.kind === 'city' || cls.kind === 'town' ? names.name_en ?? names.name : undefined);
+  return {
+    cid: placeCid('osm', type, id),
+    source: '',
+    kind: cls.kind,
+    category: cls.category,
+    importance: cls.importance,
+    name: names.name,
+    name_en: names.name_en,
+    name_ar: names.name_ar,
+    altNames: names.alt,
+    country: c.country,
+    context_en: c.context_en,
+    context_ar: c.context_ar,
+    lat,
+    lng,
+    ...detailsOf(tags),
+  };
+}
+
+/** Named places, POIs, streets and addresses from a PBF: nodes directly, ways at their middle vertex. */
+async function* fromPbf(file: string, ctx: ContextResolver, progress: ImportProgress, signal: AbortSignal): AsyncGenerator<[NewPlace, Segment[]?]> {
+  const coords = new NodeCoords();
+  for await (const e of readPbf(file, (d, t) => progress('read', d, t), signal)) {
+    if (e.type === 'node') {
+      coords.add(e.id, e.lat, e.lon);
+      const p = e.tags && toPlace('node', e.id, e.tags, e.lat, e.lon, ctx);
+      if (p) yield [p];
+    } else if (e.type === 'way' && e.tags) {
+      const pts = e.refs.map((r) => coords.get(r)).filter((c): c is [number, number] => !!c);
+      if (!pts.length) continue;
+      const [lat, lng] = pts[Math.floor(pts.length / 2)]!;
+      const p = toPlace('way', e.id, e.tags, lat, lng, ctx);
+      if (!p) continue;
+      const segments: Segment[] = [];
+      if (p.kind === 'street') for (let i = 1; i < pts.length; i++) segments.push([pts[i - 1]![0], pts[i - 1]![1], pts[i]![0], pts[i]![1]]);
+      yield [p, segments];
+    }
+  }
+}
+
+/** Newline-delimited GeoJSON Features (optionally gzipped) with OSM tags as properties and `@id` = "node/123". */
+async function* fromGeojsonl(file: string, ctx: ContextResolver, progress: ImportProgress, signal: AbortSignal): AsyncGenerator<[NewPlace]> {
+  const total = statSync(file).size;
+  const raw = createReadStream(file);
+  let done = 0;
+  raw.on('data', (c) => progress('read', (done += c.length), total));
+  const lines = createInterface({ input: file.endsWith('.gz') ? raw.pipe(createGunzip()) : raw, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (signal.aborted) throw new Error('aborted');
+    if (!line.trim()) continue;
+    let f: { geometry?: { type?: string; coordinates?: number[] }; properties?: Tags & { '@id'?: string } };
+    try {
+      f = JSON.parse(line);
+    } catch {
+      continue; // a damaged line costs one feature, not the import
+    }
+    const [lng, lat] = f.geometry?.type === 'Point' ? f.geometry.coordinates ?? [] : [];
+    const m = /^(node|way|relation)\/(\d+)$/.exec(f.properties?.['@id'] ?? '');
+    if (!m || typeof lat !== 'number' || typeof lng !== 'number') continue;
+    const p = toPlace(m[1]!, Number(m[2]), f.properties!, lat, lng, ctx);
+    if (p) yield [p];
+  }
+}
+
+export const placesImporter: Importer = {
+  name: 'places',
+  accepts: (file) => isPbf(file) || isGeojsonl(file),
+  async run(file, dataDir, progress, signal) {
+    const started = performance.now();
+    const finalPath = join(dataDir, PLACES_FILE);
+    await ensurePlacesDb(dataDir);
+    const source = `osm:${basename(file)}`;
+    const ctx = new ContextResolver(finalPath);
+    const builder = new PlacesBuilder(finalPath);
+    const counts: Record<string, number> = {};
+    try {
+      builder.carryOver(source);
+      const rows = isPbf(file) ? fromPbf(file, ctx, progress, signal) : fromGeojsonl(file, ctx, progress, signal);
+      let n = 0;
+      for await (const [p, segs] of rows) {
+        builder.add({ ...p, source }, segs);
+        counts[p.kind] = (counts[p.kind] ?? 0) + 1;
+        n++;
+      }
+      progress('index', 1, 1);
+      builder.finish([{ source, rows: n, file: basename(file) }]);
+    } catch (e) {
+      builder.abort();
+      throw e;
+    }
+    return { importer: 'places', counts, seconds: (performance.now() - started) / 1000 };
+  },
+};

@@ -1,0 +1,29 @@
+import type { Locale } from './types.js';
+import type { IndexedPlace } from './store/index-db.js';
+
+/** The name to show in the caller's locale: Arabic or English when known, else the local name. */
+export const displayName = (p: IndexedPlace, locale: Locale): string =>
+  (locale === 'ar' ? p.name_ar : p.name_en) || p.name;
+
+const SEP: Record<Locale, string> = { en: ', ', ar: '، ' };
+
+/** Street line: "12 Rue Grimaldi" (house number first in both locales, as addresses are posted in the region). */
+export const streetLine = (p: IndexedPlace): string => [p.housenumber, p.street].filter(Boolean).join(' ');
+
+/** Address context for a result: street line (for POIs and addresses) then locality/country context. */
+export function addressOf(p: IndexedPlace, locale: Locale): string {
+  const context = locale === 'ar' ? p.context_ar || p.context_en : p.context_en || p.context_ar;
+  const parts = p.kind === 'street' ? [context] : [streetLine(p), context];
+  return parts.filter((x) => x && x !== displayName(p, locale)).join(SEP[locale]);
+}
+
+/** One flat address line: the place itself followed by its context. */
+export function formattedAddress(p: IndexedPlace, locale: Locale): string {
+  const head = p.kind === 'address' ? streetLine(p) || displayName(p, locale) : displayName(p, locale);
+  const rest = addressOf(p, locale);
+  const tail = p.kind === 'address' ? (locale === 'ar' ? p.context_ar || p.context_en : p.context_en || p.context_ar) : rest;
+  return [head, tail].filter(Boolean).join(SEP[locale]);
+}
+
+export const joinAddress = (parts: Array<string | null | undefined>, locale: Locale): string =>
+  parts.filter(Boolean).join(SEP[locale]);

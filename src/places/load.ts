@@ -1,0 +1,47 @@
+import { copyFileSync, constants, existsSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { packagePath } from '../resources/paths.js';
+import { PlacesBuilder } from './store/builder.js';
+import { PlacesIndex } from './store/index-db.js';
+import { gazetteerPlaces, GAZETTEER_SOURCE } from './sources/gazetteer.js';
+
+export const PLACES_FILE = 'places.db';
+/** Built once by `npm install` (prepare) so a fresh data directory starts in a second, not in twenty. */
+export const BASE_PLACES = packagePath('data', 'base', PLACES_FILE);
+
+/** Builds the embedded default (GeoNames cities500 + countries, English and Arabic names) into `file`. */
+export async function buildGazetteer(file: string): Promise<number> {
+  const b = new PlacesBuilder(file);
+  let n = 0;
+  try {
+    for await (const p of gazetteerPlaces()) {
+      b.add(p);
+      n++;
+    }
+    b.finish([{ source: GAZETTEER_SOURCE, rows: n, file: 'cities500' }]);
+  } catch (e) {
+    b.abort();
+    throw e;
+  }
+  return n;
+}
+
+/** A fresh data directory gets the embedded gazetteer: copied from the prebuilt base, or built on the spot. */
+export async function ensurePlacesDb(dataDir: string): Promise<'present' | 'copied' | 'built'> {
+  const file = join(dataDir, PLACES_FILE);
+  if (existsSync(file)) return 'present';
+  if (existsSync(BASE_PLACES)) {
+    const tmp = `${file}.copy-${process.pid}`;
+    copyFileSync(BASE_PLACES, tmp, constants.COPYFILE_FICLONE);
+    renameSync(tmp, file);
+    return 'copied';
+  }
+  await buildGazetteer(file);
+  return 'built';
+}
+
+export function openPlacesIndex(dataDir: string): PlacesIndex | undefined {
+  const file = join(dataDir, PLACES_FILE);
+  return existsSync(file) ? new PlacesIndex(file) : undefined;
+}
+

@@ -1,0 +1,104 @@
+import { haversineMeters, type LatLng } from '../core/geo.js';
+import { normalizeText, tokenize } from '../core/normalize.js';
+import { cellToken } from './store/schema.js';
+import type { PlacesIndex } from './store/index-db.js';
+import { addressOf, displayName } from './format.js';
+import type { Locale, Prediction } from './types.js';
+
+export interface SearchInput {
+  q: string;
+  bias: LatLng;
+  /** Whether the caller gave the bias point (then distances are meaningful to them and are returned). */
+  biasGiven: boolean;
+  country: string;
+  locale: Locale;
+  limit?: number;
+}
+
+const GLOBAL_CANDIDATES = 100;
+const LOCAL_CANDIDATES = 200;
+/** Proximity decays over tens of kilometres: a nearby town outranks a distant city, a capital still wins its name. */
+const PROXIMITY_WEIGHT = 0.6;
+const PROXIMITY_SCALE_KM = 25;
+const COUNTRY_BONUS = 0.08;
+
+const quote = (t: string) => `"${t.replace(/"/g, '""')}"`;
+
+/** FTS5 expression: every token but the last must match a whole token, the last is a prefix (typing in progress). */
+function ftsExpression(tokens: string[]): string {
+  return tokens.map((t, i) => (i === tokens.length - 1 ? `${quote(t)}*` : quote(t))).join(' AND ');
+}
+
+function nearbyCells(p: LatLng): string {
+  const cells = new Set<string>();
+  for (const dLat of [-1, 0, 1]) for (const dLng of [-1, 0, 1]) cells.add(cellToken(p.lat + dLat, p.lng + dLng));
+  return [...cells].join(' OR ');
+}
+
+/** How well the text matches a place's names: whole name, name prefix, or every token (last as prefix). */
+const bareOf = (s: string) => (s.startsWith('ال') ? s.slice(2) : s);
+
+export function textScore(qNorm: string, qTokens: string[], names: string[]): number {
+  let best = 0;
+  for (const name of names) {
+    const bare = bareOf(name);
+    if (name === qNorm || bare === qNorm) return 1;
+    if (name.startsWith(qNorm) || bare.startsWith(qNorm)) best = Math.max(best, 0.9 - Math.min(0.15, (name.length - qNorm.length) * 0.01));
+    else {
+      const toks = name.split(' ');
+      const all = qTokens.every((t, i) =>
+        toks.some((n) => (i === qTokens.length - 1 ? n.startsWith(t) || bareOf(n).startsWith(t) : n === t || bareOf(n) === t)),
+      );
+      if (all) best = Math.max(best, 0.7);
+    }
+  }
+  return best;
+}
+
+export function rank(index: PlacesIndex, id: number, text: number, input: SearchInput): number {
+  const km = haversineMeters(input.bias, { lat: index.lat[id]!, lng: index.lng[id]! }) / 1000;
+  const proximity = PROXIMITY_WEIGHT * Math.exp(-km / PROXIMITY_SCALE_KM);
+  return text * (index.importance[id]! + proximity) + (index.country[id] === input.country ? COUNTRY_BONUS : 0);
+}
+
+/**
+ * Autocomplete: candidates are the globally most important matches plus the most important matches in the 3x3
+ * one-degree cells around the bias point (both bounded FTS queries), ranked by text match x (importance + proximity),
+ * with near-identical results (same shown name within 2 km) collapsed.
+ */
+export function search(index: PlacesIndex, input: SearchInput): Prediction[] {
+  const qTokens = tokenize(input.q);
+  if (!qTokens.length) return [];
+  const expr = ftsExpression(qTokens);
+  const ids = new Set([...index.match(expr, GLOBAL_CANDIDATES), ...index.match(`(${expr}) AND (${nearbyCells(input.bias)})`, LOCAL_CANDIDATES)]);
+  const qNorm = normalizeText(input.q);
+  const limit = input.limit ?? 10;
+  const best = [...ids]
+    .map((id) => ({ id, score: rank(index, id, textScore(qNorm, qTokens, index.names[id]!), input) }))
+    .filter((x) => x.score > 0)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit * 3); // head-room for collapsing near-duplicates
+  const rows = new Map(index.byIds(best.map((b) => b.id)).map((r) => [r.id, r]));
+  const out: Prediction[] = [];
+  const kept: Array<{ name: string; at: LatLng }> = [];
+  for (const { id } of best) {
+    const p = rows.get(id)!;
+    const name = displayName(p, input.locale);
+    const key = normalizeText(name);
+    if (kept.some((k) => k.name === key && haversineMeters(k.at, p) < 2000)) continue;
+    kept.push({ name: key, at: p });
+    const distance = input.biasGiven ? Math.round(haversineMeters(input.bias, p)) : 0;
+    out.push({
+      place_id: `g_${p.cid}`,
+      name,
+      address: addressOf(p, input.locale),
+      ...(distance > 0 ? { distance_meters: distance } : {}),
+      lat: p.lat,
+      lng: p.lng,
+      ownership_tier: p.source === 'geonames' ? 'seed' : 'enriched',
+      driver_verifications: 0,
+    });
+    if (out.length >= limit) break;
+  }
+  return out;
+}

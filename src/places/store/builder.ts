@@ -1,0 +1,103 @@
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { articleVariants, normalizeText, tokenize } from '../../core/normalize.js';
+import { cellToken, FINAL_SQL, PLACE_COLUMNS, STAGING_SQL, type PlaceRow } from './schema.js';
+
+export type NewPlace = Omit<PlaceRow, 'search_names'> & { altNames?: string[] };
+export type Segment = [lat1: number, lng1: number, lat2: number, lng2: number];
+
+const cols = PLACE_COLUMNS.join(', ');
+const MAX_ALT_NAMES = 24;
+
+/** Normalised full names (for scoring) and the FTS document (name tokens, article variants, a coarse cell token). */
+export function searchFields(p: NewPlace): { search_names: string; tokens: string } {
+  const names = [p.name, p.name_en, p.name_ar, ...(p.altNames ?? []).slice(0, MAX_ALT_NAMES)].filter((n): n is string => !!n);
+  const full = [...new Set(names.map(normalizeText).filter(Boolean))];
+  const toks = new Set<string>();
+  for (const n of names) for (const t of tokenize(n)) for (const v of articleVariants(t)) toks.add(v);
+  if (p.housenumber) toks.add(normalizeText(p.housenumber));
+  return { search_names: full.join('|'), tokens: `${[...toks].join(' ')} ${cellToken(p.lat, p.lng)}` };
+}
+
+/**
+ * Builds a new places.db beside the live one and swaps it in with a rename, so searches never see a half-built index
+ * and an interrupted import leaves the previous one in service. Rows of other sources are carried over; rows of the
+ * source being imported are replaced (re-running an import updates it).
+ */
+export class PlacesBuilder {
+  private readonly tmp: string;
+  private readonly db: Database.Database;
+  private readonly insert;
+  private readonly insertSeg;
+  private count = 0;
+  private carried: Array<{ source: string; imported_at: string; rows: number; file: string | null }> = [];
+
+  constructor(private readonly finalPath: string) {
+    this.tmp = `${finalPath}.building-${process.pid}`;
+    rmSync(this.tmp, { force: true });
+    this.db = new Database(this.tmp);
+    this.db.pragma('journal_mode = OFF');
+    this.db.pragma('synchronous = OFF');
+    this.db.exec(`${STAGING_SQL} CREATE TABLE seg_staging (cid TEXT NOT NULL, lat1 REAL, lng1 REAL, lat2 REAL, lng2 REAL);`);
+    this.insert = this.db.prepare(
+      `INSERT OR REPLACE INTO staging (${cols}, tokens) VALUES (${PLACE_COLUMNS.map((c) => '@' + c).join(', ')}, @tokens)`,
+    );
+    this.insertSeg = this.db.prepare('INSERT INTO seg_staging VALUES (?, ?, ?, ?, ?)');
+    this.db.exec('BEGIN');
+  }
+
+  /** Copies every row whose source is not `replacing` from the live database, if there is one. */
+  carryOver(replacing: string): number {
+    if (!existsSync(this.finalPath)) return 0;
+    this.db.exec('COMMIT');
+    this.db.prepare('ATTACH DATABASE ? AS live').run(this.finalPath);
+    const n = this.db.prepare(`INSERT INTO staging (${cols}, tokens) SELECT ${cols.split(', ').map((c) => 'p.' + c).join(', ')}, t.tokens FROM live.places p JOIN live.place_tokens t ON t.id = p.id WHERE p.source != ?`).run(replacing).changes;
+    this.db.prepare(
+      `INSERT INTO seg_staging SELECT p.cid, s.lat1, s.lng1, s.lat2, s.lng2 FROM live.street_segments s JOIN live.places p ON p.id = s.place_id WHERE p.source != ?`,
+    ).run(replacing);
+    this.carried = this.db.prepare('SELECT source, imported_at, rows, file FROM live.sources WHERE source != ?').all(replacing) as typeof this.carried;
+    this.db.exec('DETACH DATABASE live; BEGIN');
+    return n;
+  }
+
+  add(p: NewPlace, segments?: Segment[]): void {
+    const { altNames: _alt, ...row } = p;
+    this.insert.run({ ...row, ...searchFields(p) });
+    if (segments) for (const s of segments) this.insertSeg.run(p.cid, ...s);
+    if (++this.count % 50_000 === 0) this.db.exec('COMMIT; BEGIN');
+  }
+
+  /** Orders rows by importance, builds FTS, R*Trees and the sources table, then renames over the live file. */
+  finish(sources: Array<{ source: string; rows: number; file?: string }>): void {
+    const db = this.db;
+    db.exec('COMMIT');
+    db.exec(FINAL_SQL);
+    db.exec(`
+      BEGIN;
+      INSERT INTO places (${cols}) SELECT ${cols} FROM staging ORDER BY importance DESC, cid;
+      INSERT INTO place_tokens (id, tokens) SELECT p.id, s.tokens FROM places p JOIN staging s ON s.cid = p.cid;
+      INSERT INTO places_fts (rowid, tokens) SELECT id, tokens FROM place_tokens;
+      INSERT INTO places_rtree SELECT id, lat, lat, lng, lng FROM places;
+      INSERT INTO street_segments (place_id, lat1, lng1, lat2, lng2)
+        SELECT p.id, s.lat1, s.lng1, s.lat2, s.lng2 FROM seg_staging s JOIN places p ON p.cid = s.cid;
+      INSERT INTO segments_rtree SELECT id, MIN(lat1, lat2), MAX(lat1, lat2), MIN(lng1, lng2), MAX(lng1, lng2) FROM street_segments;
+      CREATE INDEX places_source ON places (source);
+      DROP TABLE staging; DROP TABLE seg_staging;
+      COMMIT;`);
+    const now = new Date().toISOString();
+    const put = db.prepare('INSERT OR REPLACE INTO sources VALUES (?, ?, ?, ?)');
+    for (const s of this.carried) put.run(s.source, s.imported_at, s.rows, s.file);
+    for (const s of sources) put.run(s.source, now, s.rows, s.file ?? null);
+    db.exec("INSERT INTO places_fts(places_fts) VALUES('optimize')");
+    db.close();
+    renameSync(this.tmp, this.finalPath);
+  }
+
+  abort(): void {
+    try {
+      this.db.close();
+    } finally {
+      rmSync(this.tmp, { force: true });
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import Database from 'better-sqlite3';
+import type { PlaceRow } from './schema.js';
+
+export type IndexedPlace = PlaceRow & { id: number };
+export type SegmentHit = { place_id: number; lat1: number; lng1: number; lat2: number; lng2: number };
+
+const ROW_COLS = 'id, cid, source, kind, name, name_en, name_ar, category, country, context_en, context_ar, street, housenumber, lat, lng, importance, phone, website, hours, photos, search_names';
+
+/** Read-only access to places.db: FTS candidate queries, rows by id, and bounding-box lookups for reverse geocoding. */
+export class PlacesIndex {
+  private readonly db: Database.Database;
+  private readonly fts;
+  private readonly byIdsStmt;
+  private readonly byCidStmt;
+  private readonly inBoxStmt;
+  private readonly segsStmt;
+  readonly generation: string;
+  readonly count: number;
+  /** Scoring columns held in memory (by row id), so ranking a few hundred candidates touches no disk pages. */
+  readonly lat: Float64Array;
+  readonly lng: Float64Array;
+  readonly importance: Float32Array;
+  readonly country: string[];
+  readonly names: string[][];
+
+  constructor(file: string) {
+    this.db = new Database(file, { readonly: true, fileMustExist: true });
+    this.fts = this.db.prepare<[string, number], { rowid: number }>('SELECT rowid FROM places_fts WHERE places_fts MATCH ? LIMIT ?');
+    this.byIdsStmt = this.db.prepare<[string], IndexedPlace>(`SELECT ${ROW_COLS} FROM places WHERE id IN (SELECT value FROM json_each(?))`);
+    this.byCidStmt = this.db.prepare<[string], IndexedPlace>(`SELECT ${ROW_COLS} FROM places WHERE cid = ?`);
+    this.inBoxStmt = this.db.prepare<[number, number, number, number, string], IndexedPlace>(
+      `SELECT ${ROW_COLS} FROM places WHERE id IN (SELECT id FROM places_rtree WHERE min_lat >= ? AND max_lat <= ? AND min_lng >= ? AND max_lng <= ?)
+       AND kind IN (SELECT value FROM json_each(?))`,
+    );
+    this.segsStmt = this.db.prepare<[number, number, number, number], SegmentHit>(
+      `SELECT s.place_id, s.lat1, s.lng1, s.lat2, s.lng2 FROM street_segments s WHERE s.id IN
+         (SELECT id FROM segments_rtree WHERE max_lat >= ? AND min_lat <= ? AND max_lng >= ? AND min_lng <= ?)`,
+    );
+    const meta = this.db.prepare('SELECT COALESCE(MAX(imported_at), \'\') AS g FROM sources').get() as { g: string };
+    this.generation = meta.g;
+    this.count = (this.db.prepare('SELECT COUNT(*) AS n FROM places').get() as { n: number }).n;
+    const size = this.count + 1; // ids run from 1 to count
+    this.lat = new Float64Array(size);
+    this.lng = new Float64Array(size);
+    this.importance = new Float32Array(size);
+    this.country = new Array<string>(size).fill('');
+    this.names = new Array<string[]>(size);
+    const rows = this.db.prepare('SELECT id, lat, lng, importance, country, search_names FROM places').raw().iterate() as Iterable<[number, number, number, number, string | null, string]>;
+    for (const [id, lat, lng, imp, cc, names] of rows) {
+      this.lat[id] = lat;
+      this.lng[id] = lng;
+      this.importance[id] = imp;
+      this.country[id] = cc ?? '';
+      this.names[id] = names.split('|');
+    }
+  }
+
+  /** Row ids matching an FTS5 expression, most important first (rows were inserted in importance order). */
+  match(expr: string, limit: number): number[] {
+    return this.fts.all(expr, limit).map((r) => r.rowid);
+  }
+
+  byIds(ids: number[]): IndexedPlace[] {
+    return ids.length ? this.byIdsStmt.all(JSON.stringify(ids)) : [];
+  }
+
+  byCid(cid: string): IndexedPlace | undefined {
+    return this.byCidStmt.get(cid);
+  }
+
+  /** Points of the given kinds inside a box of `dLat` x `dLng` degrees around a point. */
+  near(lat: number, lng: number, dLat: number, dLng: number, kinds: string[]): IndexedPlace[] {
+    return this.inBoxStmt.all(lat - dLat, lat + dLat, lng - dLng, lng + dLng, JSON.stringify(kinds));
+  }
+
+  segmentsNear(lat: number, lng: number, dLat: number, dLng: number): SegmentHit[] {
+    return this.segsStmt.all(lat - dLat, lat + dLat, lng - dLng, lng + dLng);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * places.db: one row per searchable thing (gazetteer city, OSM place, POI, street, address).
+ * Rows are inserted in descending importance, so FTS5 answers in rowid order = best first, and a LIMIT on a broad
+ * prefix returns the most important matches without sorting the whole match set.
+ */
+export const PLACE_COLUMNS = [
+  'cid', 'source', 'kind', 'name', 'name_en', 'name_ar', 'category', 'country', 'context_en', 'context_ar',
+  'street', 'housenumber', 'lat', 'lng', 'importance', 'phone', 'website', 'hours', 'photos', 'search_names',
+] as const;
+
+export type PlaceColumn = (typeof PLACE_COLUMNS)[number];
+
+export interface PlaceRow {
+  cid: string;
+  source: string;
+  kind: string;
+  name: string;
+  name_en: string | null;
+  name_ar: string | null;
+  category: string | null;
+  country: string | null;
+  context_en: string | null;
+  context_ar: string | null;
+  street: string | null;
+  housenumber: string | null;
+  lat: number;
+  lng: number;
+  importance: number;
+  phone: string | null;
+  website: string | null;
+  hours: string | null;
+  photos: string | null; // JSON array of URLs
+  search_names: string; // normalised names joined by '|', for scoring
+}
+
+const columnsSql = `
+  cid TEXT NOT NULL UNIQUE, source TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
+  name_en TEXT, name_ar TEXT, category TEXT, country TEXT, context_en TEXT, context_ar TEXT,
+  street TEXT, housenumber TEXT, lat REAL NOT NULL, lng REAL NOT NULL, importance REAL NOT NULL,
+  phone TEXT, website TEXT, hours TEXT, photos TEXT, search_names TEXT NOT NULL`;
+
+export const STAGING_SQL = `CREATE TABLE staging (${columnsSql}, tokens TEXT NOT NULL);`;
+
+export const FINAL_SQL = `
+  CREATE TABLE places (id INTEGER PRIMARY KEY, ${columnsSql});
+  -- The FTS document of each place, kept apart so scoring reads compact rows.
+  CREATE TABLE place_tokens (id INTEGER PRIMARY KEY, tokens TEXT NOT NULL);
+  CREATE VIRTUAL TABLE places_fts USING fts5(tokens, content='', columnsize=0, detail=none, prefix='1 2 3',
+    tokenize='unicode61 remove_diacritics 0');
+  CREATE VIRTUAL TABLE places_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
+  CREATE TABLE street_segments (id INTEGER PRIMARY KEY, place_id INTEGER NOT NULL, lat1 REAL, lng1 REAL, lat2 REAL, lng2 REAL);
+  CREATE VIRTUAL TABLE segments_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
+  CREATE TABLE sources (source TEXT PRIMARY KEY, imported_at TEXT NOT NULL, rows INTEGER NOT NULL, file TEXT);
+`;
+
+/** Coarse 1-degree cell token, indexed with the names so FTS can intersect "matches the text" with "is near here". */
+export const cellToken = (lat: number, lng: number): string => `zq${Math.floor(lat) + 90}x${Math.floor(lng) + 180}`;

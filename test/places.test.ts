@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startPlacesServer, errorCode, type TestServer } from './helpers/app.js';
+import { haversineMeters } from '../src/core/geo.js';
+
+const FIXTURES = join(__dirname, '..', '..', 'shared', 'fixtures');
+const CLI = ['--import', 'tsx', join(__dirname, 'helpers', 'run-cli.ts')];
+const AMMAN = { lat: 31.9539, lng: 35.9106 };
+
+type Pred = { place_id: string; name: string; address: string; lat: number; lng: number; distance_meters?: number };
+
+describe('embedded gazetteer', () => {
+  let s: TestServer;
+  let H: Record<string, string>;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svcmaps-places-'));
+    s = await startPlacesServer(dir);
+    H = { 'X-API-Key': s.key().key };
+  }, 120_000);
+  afterAll(async () => {
+    await s.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function top(q: string, extra = '', headers: Record<string, string> = {}): Promise<{ preds: Pred[]; source: string }> {
+    const r = await s.get(`/maps/v1/autocomplete?q=${encodeURIComponent(q)}${extra}`, { ...H, ...headers });
+    expect(r.status).toBe(200);
+    const j = (await r.json()) as { data: { predictions: Pred[]; source: string } };
+    return { preds: j.data.predictions, source: j.data.source };
+  }
+
+  it.each([
+    ['Amman', 31.95, 35.93], ['عمّان', 31.95, 35.93], ['عمان', 31.95, 35.93], ['Doha', 25.29, 51.53], ['الدوحة', 25.29, 51.53],
+    ['Riyadh', 24.69, 46.72], ['Dubai', 25.07, 55.3], ['Cairo', 30.06, 31.25], ['القاهرة', 30.06, 31.25],
+  ])('finds %s near the right coordinates', async (q, lat, lng) => {
+    const { preds } = await top(q);
+    expect(preds.length).toBeGreaterThan(0);
+    expect(haversineMeters(preds[0]!, { lat, lng })).toBeLessThan(15_000);
+    expect(preds[0]!.place_id).toMatch(/^g_[0-9a-f]{16}$/);
+  });
+
+  it('finds the same place with and without diacritics, hamza forms and tatweel', async () => {
+    const ids = await Promise.all(['عمّان', 'عمان', 'عمـــان'].map(async (q) => (await top(q, '&locale=ar')).preds[0]!.place_id));
+    expect(new Set(ids).size).toBe(1);
+    const irbid = await Promise.all(['إربد', 'اربد', 'أربد'].map(async (q) => (await top(q, '&locale=ar')).preds[0]!.place_id));
+    expect(new Set(irbid).size).toBe(1);
+  });
+
+  it('shows names in the caller locale (parameter, then Accept-Language)', async () => {
+    expect((await top('Amman', '&locale=ar')).preds[0]!.name).toBe('عمّان');
+    expect((await top('Amman', '', { 'Accept-Language': 'ar-JO,ar;q=0.9' })).preds[0]!.name).toBe('عمّان');
+    const en = (await top('القاهرة', '&locale=en')).preds[0]!;
+    expect(en.name).toBe('Cairo');
+    expect(en.address).toBe('Egypt');
+  });
+
+  it('prefers a nearby place for a prefix and still puts a capital first for its bare name', async () => {
+    const nearIrbid = (await top('Ir', '&lat=32.55&lng=35.85')).preds[0]!;
+    expect(nearIrbid.name).toBe('Irbid');
+    expect(nearIrbid.distance_meters).toBeGreaterThan(0);
+    expect(nearIrbid.distance_meters).toBeLessThan(5000);
+    const doha = (await top('Doha', '&lat=31.95&lng=35.91')).preds[0]!;
+    expect(doha.address).toBe('Qatar');
+  });
+
+  it('falls back to the caller country centre when lat/lng are absent or 0, with no distances', async () => {
+    const p = (await top('zarqa', '&lat=0&lng=0')).preds;
+    expect(p[0]!.name).toBe('Zarqa');
+    expect(p[0]).not.toHaveProperty('distance_meters');
+  });
+
+  it('serves repeats from the memory tier and says so', async () => {
+    const first = await top('Madaba', '&lat=31.7&lng=35.8');
+    expect(first.source).toBe('fresh');
+    const again = await top('Madaba', '&lat=31.7&lng=35.8');
+    expect(again.source).toBe('memory');
+    expect(again.preds).toEqual(first.preds);
+    expect((await top('qqqzzzxxx')).source).toBe('empty');
+  });
+
+  it('geocodes through place details and reports no match with matched:false only', async () => {
+    const r = (await (await s.post('/maps/v1/geocode', { address: 'Doha' }, H)).json()) as any;
+    expect(r.data).toMatchObject({ matched: true, source: 'svc_place_details', name: 'Doha', formatted_address: 'Doha, Qatar' });
+    expect(haversineMeters(r.data, { lat: 25.29, lng: 51.53 })).toBeLessThan(10_000);
+    const none = (await (await s.post('/maps/v1/geocode', { address: 'qqqzzzxxx yyy' }, H)).json()) as any;
+    expect(none.data).toEqual({ matched: false });
+  });
+
+  it('reverse geocodes a city centre as approximate and the open sea as no_address', async () => {
+    const city = (await (await s.post('/maps/v1/reverse', { lat: 31.955, lng: 35.93 }, H)).json()) as any;
+    expect(city.data).toMatchObject({ source: 'approximate', formatted_address: 'Amman, Jordan' });
+    const ar = (await (await s.post('/maps/v1/reverse', { lat: 31.955, lng: 35.93 }, { ...H, 'Accept-Language': 'ar' })).json()) as any;
+    expect(ar.data.formatted_address).toBe('عمّان، الأردن');
+    const sea = (await (await s.post('/maps/v1/reverse', { lat: 33.5, lng: 33.0 }, H)).json()) as any;
+    expect(sea.data).toEqual({ lat: 33.5, lng: 33.0, formatted_address: '', source: 'no_address' });
+  });
+
+  it('returns a full place record by ID, 404 for an unknown one, and the minimal record in cache_only', async () => {
+    const [amman] = (await top('Amman')).preds;
+    const r = (await (await s.get(`/maps/v1/place/${amman!.place_id}`, H)).json()) as any;
+    expect(r.data).toMatchObject({ place_id: amman!.place_id.slice(2), name: 'Amman', name_localized: { en: 'Amman', ar: 'عمّان' }, address: 'Jordan', ownership_tier: 'seed' });
+    expect(BigInt(r.data.cid).toString(16).padStart(16, '0')).toBe(amman!.place_id.slice(2));
+    const unknown = await s.get('/maps/v1/place/ffffffffffffffff', H);
+    expect(unknown.status).toBe(404);
+    expect(await errorCode(unknown)).toBe('PLACE_NOT_FOUND');
+    const minimal = (await (await s.get('/maps/v1/place/ffffffffffffffff?cache_only=1&q=Shop&lat=31.9&lng=35.9', H)).json()) as any;
+    expect(minimal.data).toMatchObject({ place_id: 'ffffffffffffffff', name: 'Shop', lat: 31.9, lng: 35.9 });
+  });
+
+  it('serves operator photos for a place from the data directory, and never outside it', async () => {
+    const [amman] = (await top('Amman')).preds;
+    const cid = amman!.place_id.slice(2);
+    mkdirSync(join(dir, 'photos', cid), { recursive: true });
+    const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+    writeFileSync(join(dir, 'photos', cid, 'citadel.png'), png);
+    const r = (await (await s.get(`/maps/v1/place-photos?lat=${amman!.lat}&lng=${amman!.lng}`, H)).json()) as any;
+    expect(r.data.place_id).toBe(amman!.place_id);
+    expect(r.data.photos).toEqual([`/maps/v1/place-photo-files/${cid}/citadel.png`]);
+    const file = await s.get(`/maps/v1/place-photo-files/${cid}/citadel.png`, H);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('image/png');
+    for (const bad of [`${cid}/..%2F..%2Fsvcmaps.db`, `..%2F${cid}/citadel.png`, `${cid}/tile-token.secret`]) {
+      expect((await s.get(`/maps/v1/place-photo-files/${bad}`, H)).status, bad).toBe(404);
+    }
+  });
+});
+
+describe('OSM imports through the CLI', () => {
+  let dir: string;
+  let s: TestServer;
+  let H: Record<string, string>;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svcmaps-import-'));
+    for (const f of ['monaco.osm.pbf', 'egypt-osm-nodes.geojsonl.gz']) {
+      const r = spawnSync(process.execPath, [...CLI, 'import', join(FIXTURES, f), '--data', dir, '--only', 'places', '--json'], { encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      const [summary] = JSON.parse(r.stdout);
+      expect(summary.importer).toBe('places');
+    }
+    s = await startPlacesServer(dir);
+    H = { 'X-API-Key': s.key().key };
+  }, 180_000);
+  afterAll(async () => {
+    await s.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('finds Monaco streets and POIs with their context, and keeps the gazetteer', async () => {
+    const r = (await (await s.get('/maps/v1/autocomplete?q=Casino&lat=43.739&lng=7.427', H)).json()) as any;
+    expect(r.data.predictions[0].name).toMatch(/Casino/);
+    expect(r.data.predictions[0].address).toMatch(/Monaco/);
+    const amman = (await (await s.get('/maps/v1/autocomplete?q=Amman', H)).json()) as any;
+    expect(amman.data.predictions[0].name).toBe('Amman');
+  });
+
+  it('reverse geocodes a Monaco street to its name', async () => {
+    const r = (await (await s.post('/maps/v1/reverse', { lat: 43.7311, lng: 7.4197 }, H)).json()) as any;
+    expect(r.data.source).toBe('fresh');
+    expect(r.data.formatted_address).toMatch(/Monaco/);
+    expect(r.data.place_id).toMatch(/^g_[0-9a-f]{16}$/);
+  });
+
+  it('finds Egyptian places by their Arabic names', async () => {
+    const r = (await (await s.get(`/maps/v1/autocomplete?q=${encodeURIComponent('صيدلية')}&lat=30.05&lng=31.24&locale=ar`, H)).json()) as any;
+    expect(r.data.predictions.length).toBeGreaterThan(3);
+    for (const p of r.data.predictions.slice(0, 3)) expect(haversineMeters(p, { lat: 30.05, lng: 31.24 })).toBeLessThan(30_000);
+  });
+
+  it('re-running an import replaces that source instead of duplicating it', async () => {
+    const before = (await (await s.get('/maps/v1/autocomplete?q=Casino&lat=43.739&lng=7.427', H)).json()) as any;
+    const r = spawnSync(process.execPath, [...CLI, 'import', join(FIXTURES, 'monaco.osm.pbf'), '--data', dir, '--only', 'places'], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const again = await startPlacesServer(dir);
+    const k = again.key().key;
+    const after = (await (await again.get('/maps/v1/autocomplete?q=Casino&lat=43.739&lng=7.427', { 'X-API-Key': k })).json()) as any;
+    await again.close();
+    expect(after.data.predictions.map((p: Pred) => p.place_id)).toEqual(before.data.predictions.map((p: Pred) => p.place_id));
+  });
+});
