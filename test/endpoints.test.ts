@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, errorCode, type TestServer } from './helpers/app.js';
 import type { RoutingEngine } from '../src/routing/types.js';
+import { noTiles } from '../src/tiles/no-origin.js';
+import { noStaticMaps } from '../src/tiles/staticmap.js';
 
 /** Engine whose answer depends on the origin latitude, to reach each response shape deterministically. */
 const engine: RoutingEngine = {
@@ -17,7 +19,8 @@ describe('JSON endpoint validation and empty-engine answers', () => {
   let s: TestServer;
   let H: Record<string, string>;
   beforeAll(async () => {
-    s = await startServer();
+    // No tile origin and no static-map renderer: the empty answers the spec prescribes (404, 502).
+    s = await startServer({}, { tiles: noTiles, staticMaps: noStaticMaps });
     H = { 'X-API-Key': s.key().key };
   });
   afterAll(() => s.close());

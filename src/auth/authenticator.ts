@@ -43,9 +43,43 @@ const keyCaller = (row: KeyRow, via: Caller['via']): Caller => ({
 export class Authenticator {
   /** Tile-family key-state cache (spec: 30 s by default); `null` caches "no such key" too. */
   private readonly cache: LRUCache<string, { row: KeyRow | null }> | undefined;
+  /** JSON-family key rows, valid until the store changes (see syncWithStore) or an in-process revoke. */
+  private readonly live = new Map<string, KeyRow | null>();
+  /** Tile tokens whose signature has been verified: the HMAC is computed once per token, not once per tile. */
+  private readonly verified = new LRUCache<string, { keyId: string; expS: number }>({ max: 20_000 });
+  private storeVersion = -1;
+  private lastSync = 0;
 
   constructor(private readonly d: AuthDeps) {
     this.cache = d.keyCacheTtlS > 0 ? new LRUCache({ max: 50_000, ttl: d.keyCacheTtlS * 1000 }) : undefined;
+  }
+
+  /**
+   * Key rows are read from memory, but any commit by another process (e.g. `svcmaps keys revoke`) is noticed through
+   * SQLite's data_version, checked at most every 50 ms: a revoke from the CLI takes effect within 50 ms, one through
+   * DELETE /admin/keys at once, and a request costs a map lookup instead of a database read.
+   */
+  private syncWithStore(): void {
+    const now = Date.now();
+    if (now - this.lastSync < 50) return;
+    this.lastSync = now;
+    const v = this.d.keys.dataVersion();
+    if (v === this.storeVersion) return;
+    this.storeVersion = v;
+    this.live.clear();
+    this.cache?.clear();
+  }
+
+  private liveRow(key: string): KeyRow | undefined {
+    this.syncWithStore();
+    const h = hashKey(key);
+    let row = this.live.get(h);
+    if (row === undefined) {
+      row = lookupKey(this.d.keys, key) ?? null;
+      if (this.live.size >= 50_000) this.live.clear(); // bounded even under a spray of random keys
+      this.live.set(h, row);
+    }
+    return row ?? undefined;
   }
 
   get tileTokensAvailable(): boolean {
@@ -70,7 +104,7 @@ export class Authenticator {
 
   /** JSON endpoints, staticmap, minting and admin: key state is read from the store on every request. */
   private jsonFamily(c: Credentials): Caller {
-    if (c.apiKey) return keyCaller(assertUsable(lookupKey(this.d.keys, c.apiKey), this.d.nowS()), 'header');
+    if (c.apiKey) return keyCaller(assertUsable(this.liveRow(c.apiKey), this.d.nowS()), 'header');
     if (c.bearer !== undefined) return this.jwtCaller(c.bearer);
     throw new AppError('MISSING_TOKEN');
   }
@@ -97,13 +131,25 @@ export class Authenticator {
     if (c.apiKey) return keyCaller(assertUsable(this.cachedByKey(c.apiKey), now), 'header');
     if (c.tileToken === undefined) throw new AppError('AUTH_REQUIRED');
     if (!this.d.tileSecret) throw new AppError('MAPS_AUTH_UNAVAILABLE');
-    const keyId = verifyTileToken(c.tileToken, this.d.tileSecret, now);
+    const keyId = this.verifiedToken(c.tileToken, this.d.tileSecret, now);
     const row = this.cachedById(keyId);
     if (!row || keyState(row, now) !== 'active') throw new AppError('API_KEY_REVOKED');
     return keyCaller(row, 'tile_token');
   }
 
+  private verifiedToken(token: string, secret: Buffer, nowS: number): string {
+    const hit = this.verified.get(token);
+    if (hit) {
+      if (hit.expS <= nowS) throw new AppError('TOKEN_EXPIRED');
+      return hit.keyId;
+    }
+    const v = verifyTileToken(token, secret, nowS);
+    this.verified.set(token, v);
+    return v.keyId;
+  }
+
   private cachedByKey(key: string): KeyRow | undefined {
+    this.syncWithStore();
     // Cached under the key's hash so the cache holds no usable secret.
     return this.cached(`h:${hashKey(key)}`, () => lookupKey(this.d.keys, key));
   }
@@ -122,6 +168,7 @@ export class Authenticator {
 
   /** Called on revoke so the tile family stops honouring the key at once instead of after the cache lifetime. */
   invalidateKey(id: string): void {
+    for (const [h, row] of this.live) if (row?.id === id) this.live.delete(h);
     if (!this.cache) return;
     for (const [ck, v] of this.cache.entries()) if (ck === `i:${id}` || v.row?.id === id) this.cache.delete(ck);
   }

@@ -25,8 +25,8 @@ export function mintTileToken(callerId: string, expS: number, secret: Buffer): s
   return Buffer.concat([body, sig]).toString('base64url');
 }
 
-/** Verifies signature and expiry, then the key binding; returns the bound key id. */
-export function verifyTileToken(token: string, secret: Buffer, nowS: number): string {
+/** Verifies signature and expiry, then the key binding; returns the bound key id and the expiry. */
+export function verifyTileToken(token: string, secret: Buffer, nowS: number): { keyId: string; expS: number } {
   if (!TOKEN_RE.test(token)) throw new AppError('INVALID_TOKEN');
   const buf = Buffer.from(token, 'base64url');
   if (buf.length < MIN_LEN || buf.readUInt8(0) !== VERSION) throw new AppError('INVALID_TOKEN');
@@ -35,9 +35,10 @@ export function verifyTileToken(token: string, secret: Buffer, nowS: number): st
   const body = buf.subarray(0, 6 + idLen);
   const expected = createHmac('sha256', secret).update(body).digest();
   if (!timingSafeEqual(expected, buf.subarray(6 + idLen))) throw new AppError('INVALID_TOKEN');
-  if (buf.readUInt32BE(1) <= nowS) throw new AppError('TOKEN_EXPIRED');
+  const expS = buf.readUInt32BE(1);
+  if (expS <= nowS) throw new AppError('TOKEN_EXPIRED');
   const caller = body.subarray(6).toString('utf8');
   const keyId = caller.startsWith(KEY_CALLER_PREFIX) ? caller.slice(KEY_CALLER_PREFIX.length) : '';
   if (!KEY_ID_RE.test(keyId)) throw new AppError('TOKEN_NOT_KEY_BOUND');
-  return keyId;
+  return { keyId, expS };
 }

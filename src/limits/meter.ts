@@ -28,8 +28,20 @@ export class Meter {
     this.timer.unref();
   }
 
+  /** utcDay() formats a date; requests arrive far more often than days change, so remember the last one. */
+  private dayCache = { start: 0, end: 0, day: '' };
+
+  private day(nowMs: number): string {
+    const c = this.dayCache;
+    if (nowMs < c.start || nowMs >= c.end) {
+      const start = nowMs - (nowMs % 86_400_000);
+      this.dayCache = { start, end: start + 86_400_000, day: utcDay(nowMs) };
+    }
+    return this.dayCache.day;
+  }
+
   record(keyId: string, bucket: Bucket, miss: boolean, nowMs: number): void {
-    const day = utcDay(nowMs);
+    const day = this.day(nowMs);
     const k = `${keyId}|${day}|${bucket}`;
     let d = this.pending.get(k);
     if (!d) this.pending.set(k, (d = { keyId, day, bucket, requests: 0, misses: 0, lastSeen: 0 }));
@@ -43,7 +55,7 @@ export class Meter {
 
   /** Misses counted today (UTC) for the key and bucket, stored and pending. */
   misses(keyId: string, bucket: Bucket, nowMs: number): number {
-    const day = utcDay(nowMs);
+    const day = this.day(nowMs);
     const k = `${keyId}|${day}|${bucket}`;
     let n = this.missesToday.get(k);
     if (n === undefined) {

@@ -14,7 +14,8 @@ export const streetLine = (p: IndexedPlace): string => [p.housenumber, p.street]
 export function addressOf(p: IndexedPlace, locale: Locale): string {
   const context = locale === 'ar' ? p.context_ar || p.context_en : p.context_en || p.context_ar;
   const parts = p.kind === 'street' ? [context] : [streetLine(p), context];
-  return parts.filter((x) => x && x !== displayName(p, locale)).join(SEP[locale]);
+  const own = displayName(p, locale);
+  return joinAddress(parts.filter((x) => x && x !== own), locale);
 }
 
 /** One flat address line: the place itself followed by its context. */
@@ -22,8 +23,21 @@ export function formattedAddress(p: IndexedPlace, locale: Locale): string {
   const head = p.kind === 'address' ? streetLine(p) || displayName(p, locale) : displayName(p, locale);
   const rest = addressOf(p, locale);
   const tail = p.kind === 'address' ? (locale === 'ar' ? p.context_ar || p.context_en : p.context_en || p.context_ar) : rest;
-  return [head, tail].filter(Boolean).join(SEP[locale]);
+  return joinAddress([head, tail], locale);
 }
 
-export const joinAddress = (parts: Array<string | null | undefined>, locale: Locale): string =>
-  parts.filter(Boolean).join(SEP[locale]);
+/** Joins address parts, dropping repeats ("Monaco, Monaco" where the city and the country share a name). */
+export function joinAddress(parts: Array<string | null | undefined>, locale: Locale): string {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const part of parts) {
+    for (const piece of (part ?? '').split(/\s*[،,]\s*/)) {
+      const key = piece.trim().toLowerCase();
+      if (key && !seen.has(key)) {
+        seen.add(key);
+        out.push(piece.trim());
+      }
+    }
+  }
+  return out.join(SEP[locale]);
+}

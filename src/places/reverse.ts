@@ -14,7 +14,6 @@ const POI_M = 35;
 const STREET_M = 60;
 /** How far a locality's name reaches, by kind: a city covers its suburbs, a village only itself. */
 const LOCALITY_REACH_M: Record<string, number> = { city: 20_000, town: 8_000, village: 3_000, suburb: 2_500, quarter: 1_500, neighbourhood: 1_000, hamlet: 1_500, locality: 1_500 };
-const LOCALITY_KINDS = Object.keys(LOCALITY_REACH_M);
 
 const deg = (m: number, lat: number) => ({ dLat: m / 111_320, dLng: m / (111_320 * Math.max(0.1, Math.cos((lat * Math.PI) / 180))) });
 
@@ -41,13 +40,13 @@ function segmentDistance(at: LatLng, s: SegmentHit): number {
 /** The locality whose reach covers the point best (closest relative to its reach). */
 export function localityAt(index: PlacesIndex, at: LatLng): IndexedPlace | undefined {
   const box = deg(LOCALITY_REACH_M.city!, at.lat);
-  let best: IndexedPlace | undefined;
+  let best: number | undefined;
   let bestRatio = 1;
-  for (const p of index.near(at.lat, at.lng, box.dLat, box.dLng, LOCALITY_KINDS)) {
-    const ratio = haversineMeters(at, p) / LOCALITY_REACH_M[p.kind]!;
-    if (ratio < bestRatio) [best, bestRatio] = [p, ratio];
+  for (const id of index.localitiesNear(at.lat, at.lng, box.dLat, box.dLng)) {
+    const ratio = haversineMeters(at, { lat: index.lat[id]!, lng: index.lng[id]! }) / (LOCALITY_REACH_M[index.kind[id]!] ?? 1500);
+    if (ratio < bestRatio) [best, bestRatio] = [id, ratio];
   }
-  return best;
+  return best === undefined ? undefined : index.byIds([best])[0];
 }
 
 /**

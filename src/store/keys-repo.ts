@@ -25,6 +25,7 @@ export class KeysRepo {
   private readonly insertStmt;
   private readonly revokeStmt;
   private readonly listStmt;
+  private readonly versionStmt;
 
   constructor(db: Db) {
     this.byHash = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE key_hash = ?');
@@ -37,6 +38,7 @@ export class KeysRepo {
       'UPDATE api_keys SET active = 0, revoked_at = COALESCE(revoked_at, ?) WHERE id = ?',
     );
     this.listStmt = db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
+    this.versionStmt = db.prepare('PRAGMA data_version').pluck();
   }
 
   findByHash(hash: string): KeyRow | undefined {
@@ -54,6 +56,11 @@ export class KeysRepo {
   /** Soft delete: the row stays (for audit and token answers), marked inactive with its revocation time. */
   revoke(id: string, atSeconds: number): boolean {
     return this.revokeStmt.run(atSeconds, id).changes > 0;
+  }
+
+  /** Changes whenever another connection (the CLI, another process) commits to the store. */
+  dataVersion(): number {
+    return this.versionStmt.get() as number;
   }
 
   list(): KeyRow[] {

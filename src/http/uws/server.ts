@@ -39,6 +39,16 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
   if (opts.tls && (!existsSync(opts.tls.cert) || !existsSync(opts.tls.key))) {
     return Promise.reject(new Error(`TLS certificate or key file not found (${opts.tls.cert}, ${opts.tls.key})`));
   }
+  // One sweep timer for every in-flight request's deadline instead of a timer per request (a hot-path saving).
+  const deadlines = new Set<{ at: number; fire: () => void }>();
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const d of deadlines) if (d.at <= now) {
+      deadlines.delete(d);
+      d.fire();
+    }
+  }, Math.max(10, Math.min(250, handler.requestTimeoutMs / 4)));
+  sweep.unref();
   const app = opts.tls ? uWS.SSLApp({ cert_file_name: opts.tls.cert, key_file_name: opts.tls.key }) : uWS.App();
 
   app.any('/*', (res, r) => {
@@ -47,19 +57,23 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
       headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
     });
     const method = r.getMethod().toUpperCase();
+    let ip: string | undefined;
+    let done = false;
     const req: HttpRequest = {
       method,
       path: r.getUrl(),
       query: new URLSearchParams(r.getQuery() ?? ''),
       headers,
-      ip: clientIp(res, headers, opts.clientIpHeader),
+      // Only the tile family's per-IP cap reads the address, so it is fetched on first use (while the socket is open).
+      get ip() {
+        return (ip ??= done ? '' : clientIp(res, headers, opts.clientIpHeader));
+      },
       requestId: pickRequestId(headers['x-request-id']),
     };
-    let done = false;
     const send = (reply: HttpReply) => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      deadlines.delete(timer);
       res.cork(() => {
         res.writeStatus(statusLine(reply.status));
         for (const [k, v] of Object.entries(reply.headers)) res.writeHeader(k, v);
@@ -70,10 +84,11 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
     };
     res.onAborted(() => {
       done = true;
-      clearTimeout(timer);
+      deadlines.delete(timer);
     });
     // The whole-request timeout covers reading the body too, so a slow-loris upload cannot hold a slot forever.
-    const timer = setTimeout(() => send(handler.fail(req, 'REQUEST_TIMEOUT')), handler.requestTimeoutMs);
+    const timer = { at: Date.now() + handler.requestTimeoutMs, fire: () => send(handler.fail(req, 'REQUEST_TIMEOUT')) };
+    deadlines.add(timer);
     const dispatch = () =>
       handler.handle(req).then(send, () => send(handler.fail(req, 'INTERNAL_ERROR')));
 
@@ -100,7 +115,14 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
       const port = uWS.us_socket_local_port(token);
       const scheme = opts.tls ? 'https' : 'http';
       const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
-      resolve({ port, url: `${scheme}://${host}:${port}`, close: () => uWS.us_listen_socket_close(token) });
+      resolve({
+        port,
+        url: `${scheme}://${host}:${port}`,
+        close: () => {
+          clearInterval(sweep);
+          uWS.us_listen_socket_close(token);
+        },
+      });
     });
   });
 }

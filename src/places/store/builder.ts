@@ -1,7 +1,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { articleVariants, normalizeText, tokenize } from '../../core/normalize.js';
-import { cellToken, FINAL_SQL, PLACE_COLUMNS, STAGING_SQL, type PlaceRow } from './schema.js';
+import { cellToken, FINAL_SQL, LOCALITY_KINDS, PLACE_COLUMNS, STAGING_SQL, type PlaceRow } from './schema.js';
 
 export type NewPlace = Omit<PlaceRow, 'search_names'> & { altNames?: string[] };
 export type Segment = [lat1: number, lng1: number, lat2: number, lng2: number];
@@ -78,6 +78,7 @@ export class PlacesBuilder {
       INSERT INTO place_tokens (id, tokens) SELECT p.id, s.tokens FROM places p JOIN staging s ON s.cid = p.cid;
       INSERT INTO places_fts (rowid, tokens) SELECT id, tokens FROM place_tokens;
       INSERT INTO places_rtree SELECT id, lat, lat, lng, lng FROM places;
+      INSERT INTO localities_rtree SELECT id, lat, lat, lng, lng FROM places WHERE kind IN (${LOCALITY_KINDS.map((k) => `'${k}'`).join(', ')});
       INSERT INTO street_segments (place_id, lat1, lng1, lat2, lng2)
         SELECT p.id, s.lat1, s.lng1, s.lat2, s.lng2 FROM seg_staging s JOIN places p ON p.cid = s.cid;
       INSERT INTO segments_rtree SELECT id, MIN(lat1, lat2), MAX(lat1, lat2), MIN(lng1, lng2), MAX(lng1, lng2) FROM street_segments;

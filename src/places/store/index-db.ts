@@ -13,6 +13,7 @@ export class PlacesIndex {
   private readonly byIdsStmt;
   private readonly byCidStmt;
   private readonly inBoxStmt;
+  private readonly localitiesStmt;
   private readonly segsStmt;
   readonly generation: string;
   readonly count: number;
@@ -21,6 +22,7 @@ export class PlacesIndex {
   readonly lng: Float64Array;
   readonly importance: Float32Array;
   readonly country: string[];
+  readonly kind: string[];
   readonly names: string[][];
 
   constructor(file: string) {
@@ -28,9 +30,15 @@ export class PlacesIndex {
     this.fts = this.db.prepare<[string, number], { rowid: number }>('SELECT rowid FROM places_fts WHERE places_fts MATCH ? LIMIT ?');
     this.byIdsStmt = this.db.prepare<[string], IndexedPlace>(`SELECT ${ROW_COLS} FROM places WHERE id IN (SELECT value FROM json_each(?))`);
     this.byCidStmt = this.db.prepare<[string], IndexedPlace>(`SELECT ${ROW_COLS} FROM places WHERE cid = ?`);
-    this.inBoxStmt = this.db.prepare<[number, number, number, number, string], IndexedPlace>(
-      `SELECT ${ROW_COLS} FROM places WHERE id IN (SELECT id FROM places_rtree WHERE min_lat >= ? AND max_lat <= ? AND min_lng >= ? AND max_lng <= ?)
-       AND kind IN (SELECT value FROM json_each(?))`,
+    // CROSS JOIN fixes the order: box lookup in the R*Tree first, then the rows it found.
+    const inBox = (rtree: string) =>
+      this.db.prepare<[number, number, number, number, string], IndexedPlace>(
+        `SELECT ${ROW_COLS.split(', ').map((c) => 'p.' + c).join(', ')} FROM ${rtree} r CROSS JOIN places p ON p.id = r.id
+         WHERE r.min_lat >= ? AND r.max_lat <= ? AND r.min_lng >= ? AND r.max_lng <= ? AND p.kind IN (SELECT value FROM json_each(?))`,
+      );
+    this.inBoxStmt = inBox('places_rtree');
+    this.localitiesStmt = this.db.prepare<[number, number, number, number], { id: number }>(
+      'SELECT id FROM localities_rtree WHERE min_lat >= ? AND max_lat <= ? AND min_lng >= ? AND max_lng <= ?',
     );
     this.segsStmt = this.db.prepare<[number, number, number, number], SegmentHit>(
       `SELECT s.place_id, s.lat1, s.lng1, s.lat2, s.lng2 FROM street_segments s WHERE s.id IN
@@ -44,9 +52,11 @@ export class PlacesIndex {
     this.lng = new Float64Array(size);
     this.importance = new Float32Array(size);
     this.country = new Array<string>(size).fill('');
+    this.kind = new Array<string>(size).fill('');
     this.names = new Array<string[]>(size);
-    const rows = this.db.prepare('SELECT id, lat, lng, importance, country, search_names FROM places').raw().iterate() as Iterable<[number, number, number, number, string | null, string]>;
-    for (const [id, lat, lng, imp, cc, names] of rows) {
+    const rows = this.db.prepare('SELECT id, lat, lng, importance, country, kind, search_names FROM places').raw().iterate() as Iterable<[number, number, number, number, string | null, string, string]>;
+    for (const [id, lat, lng, imp, cc, kind, names] of rows) {
+      this.kind[id] = kind;
       this.lat[id] = lat;
       this.lng[id] = lng;
       this.importance[id] = imp;
@@ -71,6 +81,11 @@ export class PlacesIndex {
   /** Points of the given kinds inside a box of `dLat` x `dLng` degrees around a point. */
   near(lat: number, lng: number, dLat: number, dLng: number, kinds: string[]): IndexedPlace[] {
     return this.inBoxStmt.all(lat - dLat, lat + dLat, lng - dLng, lng + dLng, JSON.stringify(kinds));
+  }
+
+  /** Ids of localities (city ... hamlet) in a box, from their own R*Tree; position and kind are in memory. */
+  localitiesNear(lat: number, lng: number, dLat: number, dLng: number): number[] {
+    return this.localitiesStmt.all(lat - dLat, lat + dLat, lng - dLng, lng + dLng).map((r) => r.id);
   }
 
   segmentsNear(lat: number, lng: number, dLat: number, dLng: number): SegmentHit[] {

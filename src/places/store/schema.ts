@@ -48,6 +48,8 @@ export const FINAL_SQL = `
   CREATE VIRTUAL TABLE places_fts USING fts5(tokens, content='', columnsize=0, detail=none, prefix='1 2 3',
     tokenize='unicode61 remove_diacritics 0');
   CREATE VIRTUAL TABLE places_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
+  -- Localities alone, so "which town is this in" (a 20 km box) does not wade through every shop in a city.
+  CREATE VIRTUAL TABLE localities_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
   CREATE TABLE street_segments (id INTEGER PRIMARY KEY, place_id INTEGER NOT NULL, lat1 REAL, lng1 REAL, lat2 REAL, lng2 REAL);
   CREATE VIRTUAL TABLE segments_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
   CREATE TABLE sources (source TEXT PRIMARY KEY, imported_at TEXT NOT NULL, rows INTEGER NOT NULL, file TEXT);
@@ -55,3 +57,5 @@ export const FINAL_SQL = `
 
 /** Coarse 1-degree cell token, indexed with the names so FTS can intersect "matches the text" with "is near here". */
 export const cellToken = (lat: number, lng: number): string => `zq${Math.floor(lat) + 90}x${Math.floor(lng) + 180}`;
+
+export const LOCALITY_KINDS = ['city', 'town', 'village', 'suburb', 'quarter', 'neighbourhood', 'hamlet', 'locality'];
