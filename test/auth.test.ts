@@ -52,6 +52,17 @@ describe('API keys', () => {
     expect(await errorCode(await s.get(q, { 'X-API-Key': expiring.key }))).toBe('API_KEY_EXPIRED');
   });
 
+  it('notices a revoke committed by another process (the CLI) within 50 ms', async () => {
+    const { id, key } = s.key();
+    const q = '/maps/v1/autocomplete?q=a';
+    expect((await s.get(q, { 'X-API-Key': key })).status).toBe(200); // the key row is now held in memory
+    const other = new Database(join(s.dataDir, 'svcmaps.db'));
+    other.prepare('UPDATE api_keys SET active = 0, revoked_at = ? WHERE id = ?').run(Math.floor(clock.t / 1000), id);
+    other.close();
+    await new Promise((r) => setTimeout(r, 60));
+    expect(await errorCode(await s.get(q, { 'X-API-Key': key }))).toBe('INVALID_API_KEY');
+  });
+
   it('does not accept a tile token on JSON endpoints, staticmap or minting', async () => {
     const { key } = s.key();
     const token = await mint(s, { 'X-API-Key': key });

@@ -15,6 +15,8 @@ export interface SearchInput {
   limit?: number;
 }
 
+/** A query of more words than this is matched on its first ones (FTS cost grows with every term). */
+const MAX_TOKENS = 8;
 const GLOBAL_CANDIDATES = 100;
 const LOCAL_CANDIDATES = 200;
 /** Proximity decays over tens of kilometres: a nearby town outranks a distant city, a capital still wins its name. */
@@ -67,7 +69,7 @@ export function rank(index: PlacesIndex, id: number, text: number, input: Search
  * with near-identical results (same shown name within 2 km) collapsed.
  */
 export function search(index: PlacesIndex, input: SearchInput): Prediction[] {
-  const qTokens = tokenize(input.q);
+  const qTokens = tokenize(input.q).slice(0, MAX_TOKENS);
   if (!qTokens.length) return [];
   const expr = ftsExpression(qTokens);
   const ids = new Set([...index.match(expr, GLOBAL_CANDIDATES), ...index.match(`(${expr}) AND (${nearbyCells(input.bias)})`, LOCAL_CANDIDATES)]);

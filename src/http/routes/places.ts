@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { AppError } from '../../core/errors.js';
 import { sniffImageType } from '../../core/image-type.js';
-import { requiredCoord } from '../../core/fields.js';
+import { invalid, requiredCoord } from '../../core/fields.js';
 import { guarded } from '../../places/guard.js';
 import { DEFAULT_COUNTRY, fallbackCentre, isCountryCode } from '../../places/bias.js';
 import { parsePlaceId } from '../../places/place-id.js';
@@ -9,9 +9,10 @@ import type { Services } from '../../services.js';
 import { ok } from '../envelope.js';
 import type { Router } from '../router.js';
 import type { HttpRequest } from '../types.js';
-import { invalid } from '../../core/fields.js';
 import { jsonBody, pickLocale, queryNumber } from '../validate.js';
 
+/** Longer input is cut, not refused: nobody types more than this into a search box. */
+const MAX_QUERY_CHARS = 200;
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
 /** The caller's country: a trusted proxy header when configured, else the default (private networks: jo). */
@@ -29,7 +30,7 @@ export function register(router: Router, s: Services): void {
       method: 'GET', pattern: '/maps/v1/autocomplete', surface: 'json', bucket: 'gather',
       handler: async (ctx) => {
         const started = performance.now();
-        const q = (ctx.req.query.get('q') ?? '').trim();
+        const q = (ctx.req.query.get('q') ?? '').trim().slice(0, MAX_QUERY_CHARS);
         if (!q) return ok({ predictions: [], source: 'empty_query', served_in_ms: 0, budget_expired: false });
         const lat = queryNumber(ctx.req, 'lat');
         const lng = queryNumber(ctx.req, 'lng');
