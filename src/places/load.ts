@@ -2,7 +2,9 @@ import { copyFileSync, constants, existsSync, renameSync, rmSync } from 'node:fs
 import { join } from 'node:path';
 import { packagePath } from '../resources/paths.js';
 import { PlacesBuilder } from './store/builder.js';
+import Database from 'better-sqlite3';
 import { PlacesIndex } from './store/index-db.js';
+import { PLACES_SCHEMA_VERSION } from './store/schema.js';
 import { gazetteerPlaces, GAZETTEER_SOURCE } from './sources/gazetteer.js';
 
 export const PLACES_FILE = 'places.db';
@@ -26,11 +28,30 @@ export async function buildGazetteer(file: string): Promise<number> {
   return n;
 }
 
-/** A fresh data directory gets the embedded gazetteer: copied from the prebuilt base, or built on the spot. */
-export async function ensurePlacesDb(dataDir: string): Promise<'present' | 'copied' | 'built'> {
+function schemaVersion(file: string): number {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.pragma('user_version', { simple: true }) as number;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * A fresh data directory gets the embedded gazetteer: copied from the prebuilt base, or built on the spot. A places.db
+ * of an older layout is set aside (places.db.old-<time>) and replaced: imports must then be run again.
+ */
+export async function ensurePlacesDb(dataDir: string): Promise<'present' | 'copied' | 'built' | 'upgraded'> {
   const file = join(dataDir, PLACES_FILE);
-  if (existsSync(file)) return 'present';
-  if (existsSync(BASE_PLACES)) {
+  if (!existsSync(file)) return installBase(file);
+  if (schemaVersion(file) === PLACES_SCHEMA_VERSION) return 'present';
+  renameSync(file, `${file}.old-${Date.now()}`);
+  await installBase(file);
+  return 'upgraded';
+}
+
+async function installBase(file: string): Promise<'copied' | 'built'> {
+  if (existsSync(BASE_PLACES) && schemaVersion(BASE_PLACES) === PLACES_SCHEMA_VERSION) {
     const tmp = `${file}.copy-${process.pid}`;
     copyFileSync(BASE_PLACES, tmp, constants.COPYFILE_FICLONE);
     renameSync(tmp, file);

@@ -1,7 +1,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { articleVariants, normalizeText, tokenize } from '../../core/normalize.js';
-import { cellToken, FINAL_SQL, LOCALITY_KINDS, PLACE_COLUMNS, STAGING_SQL, type PlaceRow } from './schema.js';
+import { cellToken, FINAL_SQL, LOCALITY_KINDS, PLACE_COLUMNS, PLACES_SCHEMA_VERSION, STAGING_SQL, type PlaceRow } from './schema.js';
 
 export type NewPlace = Omit<PlaceRow, 'search_names'> & { altNames?: string[] };
 export type Segment = [lat1: number, lng1: number, lat2: number, lng2: number];
@@ -90,6 +90,7 @@ export class PlacesBuilder {
     for (const s of this.carried) put.run(s.source, s.imported_at, s.rows, s.file);
     for (const s of sources) put.run(s.source, now, s.rows, s.file ?? null);
     db.exec("INSERT INTO places_fts(places_fts) VALUES('optimize')");
+    db.pragma(`user_version = ${PLACES_SCHEMA_VERSION}`);
     db.close();
     renameSync(this.tmp, this.finalPath);
   }

@@ -1,3 +1,6 @@
+/** Bumped whenever the layout below changes; an older places.db is set aside and rebuilt. */
+export const PLACES_SCHEMA_VERSION = 2;
+
 /**
  * places.db: one row per searchable thing (gazetteer city, OSM place, POI, street, address).
  * Rows are inserted in descending importance, so FTS5 answers in rowid order = best first, and a LIMIT on a broad
