@@ -22,7 +22,7 @@ describe('embedded gazetteer', () => {
     H = { 'X-API-Key': s.key().key };
   }, 120_000);
   afterAll(async () => {
-    await s.close();
+    await s?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -145,7 +145,7 @@ describe('OSM imports through the CLI', () => {
     H = { 'X-API-Key': s.key().key };
   }, 180_000);
   afterAll(async () => {
-    await s.close();
+    await s?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
