@@ -22,11 +22,12 @@ import { AnswerCacheRepo } from './store/answer-cache-repo.js';
 import { join } from 'node:path';
 import type { PlacesService } from './places/types.js';
 import { DirectionsService } from './routing/directions.js';
-import { noGraphEngine } from './routing/no-graph.js';
+import { createRoutingEngine } from './routing/engine-factory.js';
 import type { RoutingEngine } from './routing/types.js';
-import { noTiles } from './tiles/no-origin.js';
+import { createTileStack } from './tiles/factory.js';
+import { TileStaticMap } from './render/staticmap.js';
 import type { TileService } from './tiles/types.js';
-import { noStaticMaps, type StaticMapRenderer } from './tiles/staticmap.js';
+import type { StaticMapRenderer } from './tiles/staticmap.js';
 import { GlyphStore } from './resources/glyphs.js';
 import { BundledStyle } from './resources/styles.js';
 import { Router } from './http/router.js';
@@ -34,6 +35,12 @@ import { Pipeline } from './http/pipeline.js';
 import { listen, type RunningServer } from './http/uws/server.js';
 import { registerAll } from './http/routes/index.js';
 import type { Services } from './services.js';
+import { MetricsRegistry } from './ops/metrics.js';
+import { RequestMetrics } from './ops/request-metrics.js';
+import { ReloadHooks, type ReloadResult } from './ops/reload.js';
+import { listenMetrics, metricsRoute, type MetricsServer } from './ops/metrics-http.js';
+import { registerServiceGauges, timedOrigin } from './ops/app-metrics.js';
+import { createOrigin } from './tiles/factory.js';
 
 /** Collaborators a caller may replace (tests, self-test); everything else is built from config. */
 export interface AppOverrides {
@@ -52,7 +59,18 @@ export interface App {
   pipeline: Pipeline;
   db: Db;
   meter: Meter;
+  /** Prometheus registry; any component may record into it (see src/ops/metrics.ts). */
+  metrics: MetricsRegistry;
+  requests: RequestMetrics;
+  /** Engines register here to be re-opened by reload(); places is registered by the app itself. */
+  reloads: ReloadHooks;
   listen(): Promise<RunningServer>;
+  /** The admin metrics port, when metrics.port is set and listen() ran. */
+  metricsServer?: MetricsServer;
+  /** Re-opens imported data (places index, and whatever else registered a hook) without a restart. */
+  reload(): Promise<ReloadResult[]>;
+  /** Stops accepting connections, lets in-flight requests finish (up to graceMs), then close(). */
+  shutdown(graceMs?: number): Promise<void>;
   close(): void;
 }
 
@@ -89,10 +107,13 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
   });
   const meter = new Meter(new UsageRepo(db), log, o.meterFlushMs ?? 1000);
   const hot = new HotTier(config.cache.memory_bytes);
+  const metrics = new MetricsRegistry();
+  // Tiles share the hot tier (bounded by cache.memory_bytes); an injected TileService replaces the whole stack.
+  const tileStack = o.tiles ? undefined : createTileStack(config, dir.root, hot, log, timedOrigin(createOrigin(config, dir.root), metrics));
   const answers = new AnswerCache(hot, new AnswerCacheRepo(db), log, o.meterFlushMs ?? 1000);
   const photos = new PhotoSource(join(dir.root, 'photos'), config.public_url);
   // The places index is opened when the data directory has one (`serve` makes sure of that); otherwise empty answers.
-  const placesIndex = o.places ? undefined : openPlacesIndex(dir.root);
+  let placesIndex = o.places ? undefined : openPlacesIndex(dir.root);
   const p = config.pools;
   const pools = {
     autocomplete: new Pool('autocomplete', p.autocomplete.concurrency, p.autocomplete.queue, 'AUTOCOMPLETE_BACKPRESSURE'),
@@ -100,10 +121,17 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     reverse: new Pool('reverse', p.reverse.concurrency, p.reverse.queue, 'REVERSE_BACKPRESSURE'),
     place: new Pool('place', p.place.concurrency, p.place.queue, 'PLACE_BACKPRESSURE'),
   };
+  // Named here (not inline) so /metrics can report their occupancy beside the places pools.
+  const routePools = {
+    directions: new Pool('directions', p.directions.concurrency, p.directions.queue, 'DIRECTIONS_BACKPRESSURE'),
+    prefetch: new Pool('prefetch', config.prefetch.concurrency, 0, 'DIRECTIONS_BACKPRESSURE'),
+  };
   const directions = new DirectionsService({
-    engine: o.routing ?? noGraphEngine,
-    pool: new Pool('directions', p.directions.concurrency, p.directions.queue, 'DIRECTIONS_BACKPRESSURE'),
-    prefetchPool: new Pool('prefetch', config.prefetch.concurrency, 0, 'DIRECTIONS_BACKPRESSURE'),
+    // built-in router over <data>/roads.graph (no-graph engine until an import), or the configured upstream
+    engine: o.routing ?? createRoutingEngine(config.routing, dir.root, log),
+    cache: answers,
+    pool: routePools.directions,
+    prefetchPool: routePools.prefetch,
     prefetchTimeoutMs: config.prefetch.timeout_ms,
     log,
   });
@@ -119,13 +147,14 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     keyAdmin: new KeyAdmin(keys, nowS),
     places: o.places ?? (placesIndex ? new LocalPlaces(placesIndex, answers, photos) : emptyPlaces),
     photos,
-    tiles: o.tiles ?? noTiles,
-    staticMaps: o.staticMaps ?? noStaticMaps,
+    tiles: o.tiles ?? tileStack!.tiles,
+    staticMaps: o.staticMaps ?? tileStack?.staticMaps ?? new TileStaticMap(o.tiles!),
     glyphs: new GlyphStore(),
     style: new BundledStyle(),
     health: () => ({ postgres: sqlCheck(), redis: hot.check(), svc_wired: config.engine_enabled }),
   };
 
+  const requests = new RequestMetrics(metrics);
   const router = new Router();
   registerAll(router, services);
   const pipeline = new Pipeline({
@@ -137,12 +166,40 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     tileIpPerMinute: config.limits.tile_ip_per_minute,
     bodyLimitBytes: config.http.body_limit_bytes,
     requestTimeoutMs: config.http.request_timeout_ms,
+    metrics: requests,
   });
+  router.add(metricsRoute(metrics));
+  registerServiceGauges(metrics, [...Object.values(pools), routePools.directions, routePools.prefetch], () => hot.bytes, config.cache.memory_bytes);
   meter.start();
 
+  // A new import swaps in a new places engine; answers cached under the old index generation are never served.
+  const reloads = new ReloadHooks();
+  if (!o.places) {
+    reloads.register('places', () => {
+      const next = openPlacesIndex(dir.root);
+      if (!next) return 'no places index in the data directory; keeping the current engine';
+      const old = placesIndex;
+      services.places = new LocalPlaces(next, answers, photos);
+      placesIndex = next;
+      if (old) reloads.retire(() => old.close());
+      return `${next.count.toLocaleString('en-US')} places (generation ${next.generation})`;
+    });
+  }
+  let closed = false;
+
   let server: RunningServer | undefined;
-  return {
-    config, services, pipeline, db, meter,
+  let metricsServer: MetricsServer | undefined;
+  const app: App = {
+    config, services, pipeline, db, meter, metrics, requests, reloads,
+    reload: () => reloads.run(),
+    async shutdown(graceMs = config.http.shutdown_grace_ms) {
+      server?.close();
+      server = undefined;
+      const until = Date.now() + graceMs;
+      while (requests.inflight > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setImmediate(r)); // the last reply is written before the store closes
+      app.close();
+    },
     async listen() {
       const tls = config.tls.cert || config.tls.key ? config.tls : undefined;
       server = await listen(pipeline, {
@@ -151,14 +208,25 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
         tls,
         clientIpHeader: config.http.trusted_proxy_header || undefined,
       });
+      if (config.metrics.port > 0 && !metricsServer) {
+        metricsServer = await listenMetrics(metrics, config.metrics.host, config.metrics.port);
+        app.metricsServer = metricsServer;
+      }
       return server;
     },
     close() {
+      if (closed) return;
+      closed = true;
       server?.close();
+      server = undefined;
+      void metricsServer?.close();
+      reloads.closeAll();
       meter.stop();
       answers.stop();
       placesIndex?.close();
+      tileStack?.close();
       db.close();
     },
   };
+  return app;
 }

@@ -86,6 +86,10 @@ describe('embedded gazetteer', () => {
     const r = (await (await s.post('/maps/v1/geocode', { address: 'Doha' }, H)).json()) as any;
     expect(r.data).toMatchObject({ matched: true, source: 'svc_place_details', name: 'Doha', formatted_address: 'Doha, Qatar' });
     expect(haversineMeters(r.data, { lat: 25.29, lng: 51.53 })).toBeLessThan(10_000);
+    for (const [address, name] of [['Amman, Jordan', 'Amman'], ['Irbid Jordan', 'Irbid'], ['القاهرة، مصر', 'Cairo']]) {
+      const g = (await (await s.post('/maps/v1/geocode', { address }, H)).json()) as any;
+      expect(g.data.name, address).toBe(name);
+    }
     const none = (await (await s.post('/maps/v1/geocode', { address: 'qqqzzzxxx yyy' }, H)).json()) as any;
     expect(none.data).toEqual({ matched: false });
   });

@@ -42,6 +42,6 @@ export function makeImportCommand(io: Io, signals: NodeJS.EventEmitter = process
         signals.removeListener('SIGTERM', onSignal);
       }
       if (o.json) io.out(JSON.stringify(summaries) + '\n');
-      else io.out(`Imported ${file} into ${dir.root}. Restart \`svcmaps serve\` to load it.\n`);
+      else io.out(`Imported ${file} into ${dir.root}. Run \`svcmaps reload\` (or restart \`svcmaps serve\`) to load it.\n`);
     });
 }

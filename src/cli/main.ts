@@ -3,6 +3,13 @@ import { CliError, processIo, type Io } from './io.js';
 import { makeKeysCommand } from './keys.js';
 import { makeServeCommand } from './serve.js';
 import { makeImportCommand } from './import.js';
+import { makeSeedCommand } from './seed.js';
+import { makeTilesCommand } from './tiles.js';
+import { makeSelftestCommand } from './selftest.js';
+import { makeQuotasCommand } from './quotas.js';
+import { makeStatusCommand } from './status.js';
+import { makeConfigCommand } from './config.js';
+import { makeReloadCommand } from './reload.js';
 
 export function makeProgram(io: Io): Command {
   const program = new Command('svcmaps')
@@ -12,6 +19,13 @@ export function makeProgram(io: Io): Command {
   program.addCommand(makeServeCommand(io));
   program.addCommand(makeKeysCommand(io));
   program.addCommand(makeImportCommand(io));
+  program.addCommand(makeSeedCommand(io));
+  program.addCommand(makeTilesCommand(io));
+  program.addCommand(makeStatusCommand(io));
+  program.addCommand(makeQuotasCommand(io));
+  program.addCommand(makeSelftestCommand(io));
+  program.addCommand(makeReloadCommand(io));
+  program.addCommand(makeConfigCommand(io));
   const configure = (c: Command) => {
     c.exitOverride();
     c.configureOutput({ writeOut: io.out, writeErr: io.err });

@@ -5,6 +5,7 @@ import { ensurePlacesDb } from '../places/load.js';
 import { prepareDataDir } from '../store/data-dir.js';
 import { CliError, type Io } from './io.js';
 import { commandConfig, portNumber } from './options.js';
+import { removePidFile, writePidFile, writeReloadStatus } from '../ops/pidfile.js';
 
 export function makeServeCommand(io: Io, signals: NodeJS.EventEmitter = process): Command {
   return new Command('serve')
@@ -36,15 +37,39 @@ export function makeServeCommand(io: Io, signals: NodeJS.EventEmitter = process)
         app.close();
         throw new CliError((e as Error).message);
       }
+      const root = prepareDataDir(config.data_dir).root;
+      // SIGHUP (or `svcmaps reload`, which sends it) re-opens imported data; the outcome is logged and left in the
+      // data directory for the reload command to report.
+      const onHup = () =>
+        void app
+          .reload()
+          .then((results) => {
+            writeReloadStatus(root, results);
+            log.info('reloaded imported data', { results });
+          })
+          .catch((e) => log.error('reload failed', { error: (e as Error).message }));
+      signals.on('SIGHUP', onHup);
+      writePidFile(root, { pid: process.pid, url: server.url, started_at: new Date().toISOString() });
+      if (app.metricsServer) io.out(`metrics on ${app.metricsServer.url}\n`);
       io.out(`svcmaps listening on ${server.url} (data: ${config.data_dir})\n`);
       await new Promise<void>((resolve) => {
+        // Graceful: stop accepting, let in-flight requests finish (http.shutdown_grace_ms), flush metering, close
+        // SQLite. A second signal during the grace period gets Node's default handling and ends the process at once.
         const stop = (sig: string) => {
-          io.err(JSON.stringify({ ts: new Date().toISOString(), level: 'info', msg: 'shutting down', signal: sig }) + '\n');
-          app.close();
-          resolve();
+          log.info('shutting down', { signal: sig, in_flight: app.requests.inflight });
+          signals.removeListener('SIGHUP', onHup);
+          signals.removeListener('SIGTERM', onTerm);
+          signals.removeListener('SIGINT', onInt);
+          void app.shutdown().finally(() => {
+            removePidFile(root);
+            log.info('stopped', { signal: sig });
+            resolve();
+          });
         };
-        signals.once('SIGTERM', () => stop('SIGTERM'));
-        signals.once('SIGINT', () => stop('SIGINT'));
+        const onTerm = () => stop('SIGTERM');
+        const onInt = () => stop('SIGINT');
+        signals.once('SIGTERM', onTerm);
+        signals.once('SIGINT', onInt);
       });
     });
 }

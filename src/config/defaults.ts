@@ -18,6 +18,8 @@ export interface Config {
     cors_origins: string[];
     trusted_proxy_header: string;
     country_header: string;
+    /** On SIGTERM, how long in-flight requests may take to finish before the store is closed anyway. */
+    shutdown_grace_ms: number;
   };
   auth: {
     jwt_secret: string;
@@ -42,6 +44,21 @@ export interface Config {
   places: { default_max_wait_ms: number };
   cache: { memory_bytes: number };
   tiles: TilesConfig;
+  routing: RoutingConfig;
+  /** Prometheus exposition on a separate admin port; 0 = off (GET /admin/metrics for super_admin keys always works). */
+  metrics: { port: number; host: string };
+}
+
+/** Which engine answers directions; see src/routing/. */
+export interface RoutingConfig {
+  /** builtin = the imported road graph (`<data>/roads.graph`); osrm / valhalla / graphhopper = an upstream server. */
+  engine: 'builtin' | 'osrm' | 'valhalla' | 'graphhopper';
+  /** Base URL of the upstream engine, e.g. http://localhost:5000 (OSRM), :8002 (Valhalla), :8989 (GraphHopper). */
+  upstream_url: string;
+  /** Per-request timeout for the upstream engine. */
+  timeout_ms: number;
+  /** Origin or destination farther than this from any drivable road is unroutable (422). */
+  snap_max_m: number;
 }
 
 /** Where tiles come from and how the origin is called; see src/tiles/. */
@@ -58,6 +75,8 @@ export interface TilesConfig {
   mbtiles_path: string;
   /** Keep stored (warm) tiles in tiles.mbtiles in the data directory; false serves hot tier + origin only. */
   store: boolean;
+  /** Threads the built-in renderer draws on (0 = on the event loop, for tests and tiny deployments). */
+  render_threads: number;
 }
 
 export const DEFAULTS: Config = {
@@ -74,6 +93,7 @@ export const DEFAULTS: Config = {
     cors_origins: ['*'],
     trusted_proxy_header: '',
     country_header: '',
+    shutdown_grace_ms: 30_000,
   },
   auth: { jwt_secret: '', tile_token_ttl_s: 24 * 3600, key_cache_ttl_s: 30 },
   limits: {
@@ -93,6 +113,8 @@ export const DEFAULTS: Config = {
   prefetch: { concurrency: 16, timeout_ms: 20_000 },
   places: { default_max_wait_ms: 2000 },
   cache: { memory_bytes: 256 * 1024 * 1024 },
+  metrics: { port: 0, host: '127.0.0.1' },
+  routing: { engine: 'builtin', upstream_url: '', timeout_ms: 5000, snap_max_m: 1500 },
   tiles: {
     origin: 'render',
     xyz_url: '',
@@ -103,5 +125,6 @@ export const DEFAULTS: Config = {
     prefetch_concurrency: 1,
     mbtiles_path: '',
     store: true,
+    render_threads: 2,
   },
 };

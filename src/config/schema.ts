@@ -23,6 +23,7 @@ export const CONFIG_SCHEMA = obj({
     cors_origins: { type: 'array', items: { type: 'string', minLength: 1 } },
     trusted_proxy_header: { type: 'string', pattern: '^[A-Za-z0-9-]*$' },
     country_header: { type: 'string', pattern: '^[A-Za-z0-9-]*$' },
+    shutdown_grace_ms: int(0, 600_000),
   }),
   auth: obj({
     jwt_secret: { type: 'string' },
@@ -40,6 +41,13 @@ export const CONFIG_SCHEMA = obj({
   prefetch: obj({ concurrency: int(1, 1024), timeout_ms: int(100, 600_000) }),
   places: obj({ default_max_wait_ms: int(200, 10_000) }),
   cache: obj({ memory_bytes: int(1024 * 1024) }),
+  metrics: obj({ port: int(0, 65535), host: { type: 'string', minLength: 1 } }),
+  routing: obj({
+    engine: { enum: ['builtin', 'osrm', 'valhalla', 'graphhopper'] },
+    upstream_url: { type: 'string', pattern: '^(https?://[^\\s]+)?$' },
+    timeout_ms: int(100, 120_000),
+    snap_max_m: int(10, 50_000),
+  }),
   tiles: obj({
     origin: { enum: ['render', 'xyz', 'mbtiles', 'none'] },
     xyz_url: { type: 'string', pattern: '^(https?://\\S*\\{z\\}\\S*\\{x\\}\\S*\\{y\\}\\S*)?$' },
@@ -50,5 +58,6 @@ export const CONFIG_SCHEMA = obj({
     prefetch_concurrency: int(1, 64),
     mbtiles_path: { type: 'string' },
     store: { type: 'boolean' },
+    render_threads: int(0, 64),
   }),
 });

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { HttpReply, HttpRequest } from './types.js';
 
+export const etagOf = (body: Buffer | string): string => `"${createHash('sha1').update(body).digest('base64url').slice(0, 22)}"`;
+
 /** Strong ETag plus If-None-Match -> 304, so mobile clients revalidate static resources without re-downloading. */
-export function withEtag(req: HttpRequest, reply: HttpReply): HttpReply {
+export function withEtag(req: HttpRequest, reply: HttpReply, known?: string): HttpReply {
   if (reply.status !== 200 || reply.body === undefined) return reply;
-  const tag = `"${createHash('sha1').update(reply.body).digest('base64url').slice(0, 22)}"`;
+  const tag = known ?? etagOf(reply.body);
   reply.headers['ETag'] = tag;
   const inm = req.headers['if-none-match'];
   if (inm && inm.split(',').some((t) => t.trim() === tag || t.trim() === '*')) {

@@ -11,6 +11,7 @@ import { readCredentials } from './middleware/credentials.js';
 import { rateLimitHeaders } from './middleware/limits.js';
 import type { Route, RouteContext, Router } from './router.js';
 import type { HttpReply, HttpRequest, RequestHandler, TransportFailure } from './types.js';
+import type { RequestMetrics } from '../ops/request-metrics.js';
 
 export interface PipelineDeps {
   router: Router;
@@ -25,6 +26,8 @@ export interface PipelineDeps {
   tileIpPerMinute: number;
   bodyLimitBytes: number;
   requestTimeoutMs: number;
+  /** Per-route counts, latency and answering tier for /metrics; also counts requests in flight for shutdown. */
+  metrics?: RequestMetrics;
 }
 
 /** Codes a binary endpoint still answers with the JSON envelope: the auth and limit layers, not its parameters. */
@@ -49,6 +52,7 @@ export class Pipeline implements RequestHandler {
 
   async handle(req: HttpRequest): Promise<HttpReply> {
     const started = performance.now();
+    if (this.d.metrics) this.d.metrics.inflight++;
     const extra: Record<string, string> = {};
     let route: Route | undefined;
     let caller: Caller | undefined;
@@ -73,15 +77,22 @@ export class Pipeline implements RequestHandler {
     }
     Object.assign(reply.headers, extra);
     if (caller?.keyId || caller?.kind === 'jwt') this.meter(route!, caller, ctx?.miss ?? false);
+    const ms = performance.now() - started;
+    // The answering tier: X-Tile-Source on the tile family, cache hit or miss on JSON answers that count misses.
+    const source = reply.headers['X-Tile-Source'] ?? (route?.bucket && ctx && reply.status < 300 ? (ctx.miss ? 'miss' : 'hit') : undefined);
     this.d.log.info('request', {
       request_id: req.requestId,
       method: req.method,
       route: route?.pattern ?? req.path.slice(0, 200),
       status: reply.status,
       key_id: caller?.id,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      source: reply.headers['X-Tile-Source'],
+      duration_ms: Math.round(ms * 100) / 100,
+      source,
     });
+    if (this.d.metrics) {
+      this.d.metrics.record(route?.pattern, reply.status, ms / 1000, source);
+      this.d.metrics.inflight--;
+    }
     return decorate(reply, req, this.d.corsOrigins);
   }
 

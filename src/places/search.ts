@@ -1,6 +1,6 @@
 import { haversineMeters, type LatLng } from '../core/geo.js';
 import { normalizeText, tokenize } from '../core/normalize.js';
-import { cellToken } from './store/schema.js';
+import { CONTEXT_MARK, cellToken } from './store/schema.js';
 import type { PlacesIndex } from './store/index-db.js';
 import { addressOf, displayName } from './format.js';
 import type { Locale, Prediction } from './types.js';
@@ -40,19 +40,27 @@ function nearbyCells(p: LatLng): string {
 /** How well the text matches a place's names: whole name, name prefix, or every token (last as prefix). */
 const bareOf = (s: string) => (s.startsWith('ال') ? s.slice(2) : s);
 
+/** Scores for [exact, prefix, every token] matches: a name itself, or a name followed by its address context. */
+const NAME_SCORES = [1, 0.9, 0.7] as const;
+const CONTEXT_SCORES = [0.95, 0.85, 0.45] as const;
+
 export function textScore(qNorm: string, qTokens: string[], names: string[]): number {
   let best = 0;
-  for (const name of names) {
+  for (const entry of names) {
+    const ctx = entry.startsWith(CONTEXT_MARK);
+    const name = ctx ? entry.slice(1) : entry;
+    const [exact, prefix, tokens] = ctx ? CONTEXT_SCORES : NAME_SCORES;
     const bare = bareOf(name);
-    if (name === qNorm || bare === qNorm) return 1;
-    if (name.startsWith(qNorm) || bare.startsWith(qNorm)) best = Math.max(best, 0.9 - Math.min(0.15, (name.length - qNorm.length) * 0.01));
-    else {
+    if (name === qNorm || bare === qNorm) best = Math.max(best, exact);
+    else if (name.startsWith(qNorm) || bare.startsWith(qNorm)) best = Math.max(best, prefix - Math.min(0.15, (name.length - qNorm.length) * 0.01));
+    else if (best < tokens) {
       const toks = name.split(' ');
       const all = qTokens.every((t, i) =>
         toks.some((n) => (i === qTokens.length - 1 ? n.startsWith(t) || bareOf(n).startsWith(t) : n === t || bareOf(n) === t)),
       );
-      if (all) best = Math.max(best, 0.7);
+      if (all) best = tokens;
     }
+    if (best === 1) break;
   }
   return best;
 }

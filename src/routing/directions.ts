@@ -7,12 +7,42 @@ import type { DirectionsRequest, EnginePath, RoutingEngine } from './types.js';
 
 const TIMED_OUT = Symbol('timed out');
 
+/** The route cache: hot LRU then SQLite (the app's AnswerCache); `tier` becomes the response's `source`. */
+export interface RouteCache {
+  get<T>(key: string): { value: T; tier: 'memory' | 'sqlite' } | undefined;
+  set(key: string, value: unknown): void;
+}
+
+interface CachedLeg {
+  engine: string;
+  paths: EnginePath[];
+}
+
+interface LegAnswer {
+  paths: EnginePath[];
+  source: 'memory' | 'sqlite' | 'fresh';
+  engine: string;
+}
+
+/**
+ * Cache key of one leg. The origin is reduced to a cell (4 decimals = about 11 m; 3 with coarse_origin = about
+ * 110 m) so nearby starts share an answer; the destination stays at full resolution (6 decimals, ~0.1 m).
+ * Engine name and version (graph build id / upstream URL), alternatives and locale are part of the key, so a
+ * re-import or an engine change never serves stale routes.
+ */
+export function routeKey(engine: RoutingEngine, a: LatLng, b: LatLng, coarse: boolean, alternatives: number, locale: string): string {
+  const f = coarse ? 1e3 : 1e4;
+  const cell = `${Math.floor(a.lat * f)},${Math.floor(a.lng * f)}`;
+  return `route:${engine.name}:${engine.version ?? ''}:${alternatives}:${locale}:${coarse ? 'c' : 'f'}${cell}:${b.lat.toFixed(6)},${b.lng.toFixed(6)}`;
+}
+
 export interface DirectionsDeps {
   engine: RoutingEngine;
   pool: Pool;
   prefetchPool: Pool;
   prefetchTimeoutMs: number;
   log: Logger;
+  cache?: RouteCache;
 }
 
 const lineString = (coordinates: Array<[number, number]>) => JSON.stringify({ type: 'LineString', coordinates });
@@ -32,7 +62,7 @@ export class DirectionsService {
       const res = await this.leg(r.origin, r.dest, r, r.maxWaitMs);
       if (res === 'unroutable') throw new AppError('DIRECTIONS_UNROUTABLE');
       if (!res) return this.degraded(r.origin, r.dest, elapsed());
-      const routes = res.map((p) => ({
+      const routes = res.paths.map((p) => ({
         label: p.label,
         distance_meters: Math.round(p.distance_m),
         duration_seconds: Math.round(p.duration_s),
@@ -45,8 +75,8 @@ export class DirectionsService {
         distance_meters: primary.distance_meters,
         duration_seconds: primary.duration_seconds,
         polyline: primary.polyline,
-        source: 'fresh',
-        engine: this.d.engine.name,
+        source: res.source,
+        engine: res.engine,
         ownership_tier: 'seed',
         served_at: new Date().toISOString(),
         served_in_ms: elapsed(),
@@ -63,13 +93,27 @@ export class DirectionsService {
     return this.d.prefetchPool.tryStart(job) ? { queued: true, legs: 1 + r.waypoints.length } : { queued: false, reason: 'prefetch_saturated' };
   }
 
-  /** One leg: paths, 'unroutable', or undefined when it failed or ran out of budget (caller degrades). */
-  private async leg(a: LatLng, b: LatLng, r: DirectionsRequest, budgetMs?: number): Promise<EnginePath[] | 'unroutable' | undefined> {
-    const work = this.d.engine.route(a, b, { alternatives: r.waypoints.length ? 0 : 2, locale: r.locale }).catch((e: unknown) => {
-      if (isAppError(e)) throw e;
-      this.d.log.warn('routing failed; answering the degraded line', { error: (e as Error)?.message ?? String(e) });
-      return undefined;
-    });
+  /**
+   * One leg: the cached or computed paths, 'unroutable', or undefined when it failed or ran out of budget (the
+   * caller degrades). A computation that outlives the budget still lands in the cache, so a retry is a hit.
+   */
+  private async leg(a: LatLng, b: LatLng, r: DirectionsRequest, budgetMs?: number): Promise<LegAnswer | 'unroutable' | undefined> {
+    const alternatives = r.waypoints.length ? 0 : 2;
+    const { engine, cache } = this.d;
+    const key = routeKey(engine, a, b, r.coarseOrigin, alternatives, r.locale);
+    const hit = cache?.get<CachedLeg>(key);
+    if (hit && hit.value.paths.length) return { paths: hit.value.paths, source: hit.tier, engine: hit.value.engine };
+    const work = engine.route(a, b, { alternatives, locale: r.locale }).then(
+      (res) => {
+        if (res.kind === 'ok' && res.paths.length) cache?.set(key, { engine: engine.name, paths: res.paths } satisfies CachedLeg);
+        return res;
+      },
+      (e: unknown) => {
+        if (isAppError(e)) throw e;
+        this.d.log.warn('routing failed; answering the degraded line', { error: (e as Error)?.message ?? String(e) });
+        return undefined;
+      },
+    );
     let timer: NodeJS.Timeout | undefined;
     const budget = budgetMs
       ? new Promise<typeof TIMED_OUT>((res) => (timer = setTimeout(() => res(TIMED_OUT), budgetMs)))
@@ -77,7 +121,8 @@ export class DirectionsService {
     const res = await (budget ? Promise.race([work, budget]) : work);
     clearTimeout(timer);
     if (res === TIMED_OUT || res === undefined) return undefined;
-    return res.kind === 'unroutable' ? 'unroutable' : res.paths.length ? res.paths : 'unroutable';
+    if (res.kind === 'unroutable' || !res.paths.length) return 'unroutable';
+    return { paths: res.paths, source: 'fresh', engine: engine.name };
   }
 
   private degraded(a: LatLng, b: LatLng, elapsedMs: number) {
@@ -102,7 +147,7 @@ export class DirectionsService {
         const res = await this.leg(from, to, r, r.maxWaitMs);
         if (res === 'unroutable') throw new AppError('DIRECTIONS_UNROUTABLE');
         if (!res) return { partial: true, ...straightLine(from, to) };
-        const p = res[0]!;
+        const p = res.paths[0]!;
         return { partial: false, coordinates: p.coordinates, distance_meters: p.distance_m, duration_seconds: p.duration_s };
       }),
     );

@@ -6,6 +6,12 @@ export interface Maneuver {
   distance_m: number;
   duration_s: number;
   street_name?: string;
+  /** OSRM-style modifier for turn/continue/merge/fork ('left', 'slight right', 'uturn', ...). */
+  modifier?: string;
+  /** Roundabout exit number (1 = first exit). */
+  exit?: number;
+  /** Where the maneuver happens, [lng, lat]. */
+  location?: [number, number];
 }
 
 /** One computed path between consecutive stops, as an engine returns it. */
@@ -25,6 +31,8 @@ export type EngineResult = { kind: 'ok'; paths: EnginePath[] } | { kind: 'unrout
  */
 export interface RoutingEngine {
   readonly name: string;
+  /** Changes when the engine's answers may change (a new graph import, another upstream URL): part of cache keys. */
+  readonly version?: string;
   route(from: LatLng, to: LatLng, opts: { alternatives: number; locale: 'en' | 'ar' }): Promise<EngineResult>;
 }
 

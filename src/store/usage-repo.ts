@@ -26,6 +26,7 @@ export class UsageRepo {
   private readonly missesStmt;
   private readonly dayStmt;
   private readonly applyAll;
+  private readonly lastSeenStmt;
 
   constructor(db: Db) {
     this.upsert = db.prepare(
@@ -39,6 +40,7 @@ export class UsageRepo {
       'SELECT misses FROM usage WHERE key_id = ? AND day = ? AND bucket = ?',
     );
     this.dayStmt = db.prepare<[string], UsageRow>('SELECT * FROM usage WHERE day = ? ORDER BY key_id, bucket');
+    this.lastSeenStmt = db.prepare<[], { key_id: string; last_seen: number }>('SELECT key_id, MAX(last_seen) AS last_seen FROM usage GROUP BY key_id');
     this.applyAll = db.transaction((deltas: UsageDelta[]) => {
       for (const d of deltas) this.upsert.run(d.keyId, d.day, d.bucket, d.requests, d.misses, d.lastSeen);
     });
@@ -54,5 +56,10 @@ export class UsageRepo {
 
   forDay(day: string): UsageRow[] {
     return this.dayStmt.all(day);
+  }
+
+  /** Last request time (Unix seconds) per key over all recorded days, for `svcmaps quotas`. */
+  lastSeenByKey(): Map<string, number> {
+    return new Map(this.lastSeenStmt.all().map((r) => [r.key_id, r.last_seen]));
   }
 }

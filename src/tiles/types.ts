@@ -14,6 +14,11 @@ export interface TileAnswer {
   bytes: Buffer;
   /** X-Tile-Source: cache, memory, fresh, fresh-prefetch, or ancestor-* for a degraded stand-in. */
   source: string;
+  /**
+   * Strong ETag of `bytes` (quoted, the same value src/http/etag.ts derives), computed once per stored or cached tile
+   * so a route can skip hashing the body on every hit.
+   */
+  etag?: string;
 }
 
 /** Where tiles come from. `undefined` means the origin has no such tile (404), not an error. */

@@ -14,7 +14,7 @@ export function progressBar(write: (t: string) => void, tty: boolean, unit: 'byt
   const started = performance.now();
   let lastPrint = 0;
   let lastLine = '';
-  const fmt = (n: number) => (unit === 'bytes' ? fmtBytes(n) : String(n));
+  const fmt = (n: number) => (unit === 'bytes' ? fmtBytes(n) : n >= 100 || Number.isInteger(n) ? String(Math.round(n)) : n.toFixed(1));
   return {
     update(stage, done, total) {
       const now = performance.now();

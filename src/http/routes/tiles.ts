@@ -26,7 +26,7 @@ export function register(router: Router, s: Services): void {
           status: 200,
           headers: { 'Content-Type': type, 'X-Tile-Source': answer.source, 'Cache-Control': degraded ? DEGRADED_CACHE : VERIFIED_CACHE },
           body: answer.bytes,
-        });
+        }, answer.etag);
       },
     },
     {

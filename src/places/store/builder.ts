@@ -1,7 +1,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { articleVariants, normalizeText, tokenize } from '../../core/normalize.js';
-import { cellToken, FINAL_SQL, LOCALITY_KINDS, PLACE_COLUMNS, PLACES_SCHEMA_VERSION, STAGING_SQL, type PlaceRow } from './schema.js';
+import { CONTEXT_MARK, cellToken, FINAL_SQL, LOCALITY_KINDS, PLACE_COLUMNS, PLACES_SCHEMA_VERSION, STAGING_SQL, type PlaceRow } from './schema.js';
 
 export type NewPlace = Omit<PlaceRow, 'search_names'> & { altNames?: string[] };
 export type Segment = [lat1: number, lng1: number, lat2: number, lng2: number];
@@ -9,14 +9,21 @@ export type Segment = [lat1: number, lng1: number, lat2: number, lng2: number];
 const cols = PLACE_COLUMNS.join(', ');
 const MAX_ALT_NAMES = 24;
 
-/** Normalised full names (for scoring) and the FTS document (name tokens, article variants, a coarse cell token). */
+/**
+ * Normalised full names (for scoring) and the FTS document (name tokens, article variants, a coarse cell token).
+ * The address context ("Jordan", "Giza, Egypt") is indexed too, and "name context" strings are kept for scoring, so
+ * "Amman, Jordan" or "صيدلية الجيزة" find their place; context matches score below name matches (see search.ts).
+ */
 export function searchFields(p: NewPlace): { search_names: string; tokens: string } {
   const names = [p.name, p.name_en, p.name_ar, ...(p.altNames ?? []).slice(0, MAX_ALT_NAMES)].filter((n): n is string => !!n);
   const full = [...new Set(names.map(normalizeText).filter(Boolean))];
+  const contexts = [...new Set([p.context_en, p.context_ar].filter((c): c is string => !!c).map(normalizeText).filter(Boolean))];
+  const primary = [...new Set([p.name, p.name_en, p.name_ar].filter((n): n is string => !!n).map(normalizeText).filter(Boolean))];
+  const withContext = primary.flatMap((n) => contexts.map((c) => `${CONTEXT_MARK}${n} ${c}`));
   const toks = new Set<string>();
-  for (const n of names) for (const t of tokenize(n)) for (const v of articleVariants(t)) toks.add(v);
+  for (const n of [...names, ...contexts]) for (const t of tokenize(n)) for (const v of articleVariants(t)) toks.add(v);
   if (p.housenumber) toks.add(normalizeText(p.housenumber));
-  return { search_names: full.join('|'), tokens: `${[...toks].join(' ')} ${cellToken(p.lat, p.lng)}` };
+  return { search_names: [...full, ...withContext].join('|'), tokens: `${[...toks].join(' ')} ${cellToken(p.lat, p.lng)}` };
 }
 
 /**

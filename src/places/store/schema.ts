@@ -1,5 +1,8 @@
 /** Bumped whenever the layout below changes; an older places.db is set aside and rebuilt. */
-export const PLACES_SCHEMA_VERSION = 2;
+export const PLACES_SCHEMA_VERSION = 3;
+
+/** Marks a scoring entry that is a name followed by its address context (never produced by normalisation). */
+export const CONTEXT_MARK = '\u0001';
 
 /**
  * places.db: one row per searchable thing (gazetteer city, OSM place, POI, street, address).

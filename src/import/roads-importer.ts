@@ -1,0 +1,34 @@
+import { join } from 'node:path';
+import { GRAPH_FILE, saveGraph } from '../routing/graph.js';
+import { buildRoadGraph } from './roads/build-graph.js';
+import { readOsmRoads } from './roads/osm-read.js';
+import { isPbf, type Importer } from './types.js';
+
+/**
+ * `roads`: the car routing graph. Streams the PBF twice (ways, then the nodes they use), builds the graph with
+ * turn restrictions and its contraction hierarchy, and writes `<data>/roads.graph` atomically.
+ */
+export const roadsImporter: Importer = {
+  name: 'roads',
+  accepts: isPbf,
+  async run(file, dataDir, progress, signal) {
+    const t0 = performance.now();
+    const osm = await readOsmRoads(file, { ferries: false, progress, signal });
+    if (!osm.wayCls.length) throw new Error(`${file} holds no drivable roads`);
+    const g = buildRoadGraph(osm, file, (stage, done = 0, total = 1) => progress(stage, done, total));
+    if (signal.aborted) throw new Error('aborted');
+    saveGraph(join(dataDir, GRAPH_FILE), g);
+    return {
+      importer: 'roads',
+      counts: {
+        ways: osm.wayCls.length,
+        nodes: g.meta.nodes,
+        edges: g.meta.edges,
+        shortcuts: g.chHead.length - g.meta.edges,
+        restrictions: g.meta.stats.restrictions ?? 0,
+        via_way_restrictions_skipped: osm.skipped.viaWayRestrictions,
+      },
+      seconds: (performance.now() - t0) / 1000,
+    };
+  },
+};

@@ -1,0 +1,152 @@
+import { createReadStream, statSync } from 'node:fs';
+import { OSMTransform } from 'osm-pbf-parser-node';
+import { carProfile, RELATION_TAG_KEYS, WAY_TAG_KEYS } from './profile.js';
+import { GrowF64, GrowI32, GrowU8, GrowU32 } from './grow.js';
+
+/**
+ * Reads the routable part of an OSM PBF in two streaming passes.
+ *
+ * Why two passes: a PBF stores all nodes before the ways, and a country extract has tens of millions of nodes of
+ * which only a small share (typically 10-20 %) belong to drivable roads. Pass 1 reads ways and relations only
+ * (node tags are not even decoded) and records the node ids routable ways reference; pass 2 keeps coordinates
+ * for exactly those ids, found by binary search in one sorted Float64Array. Peak memory is therefore ~24 bytes
+ * per referenced node plus the way refs, instead of a coordinate table for every node in the file, and the file
+ * itself is never held in memory (streamed block by block).
+ */
+export interface OsmRoads {
+  /** Sorted unique OSM node ids referenced by routable ways; index = base node id. */
+  nodeIds: Float64Array;
+  lat: Float64Array;
+  lon: Float64Array;
+  /** 0 when pass 2 did not find the node (clipped extract): segments touching it are skipped. */
+  found: Uint8Array;
+  /** Way w's node indices are refs[refStart[w] .. refStart[w+1]). */
+  refStart: Uint32Array;
+  refs: Uint32Array;
+  wayCls: Uint8Array;
+  wayOneway: Int32Array;
+  waySpeed: Float64Array;
+  wayRoundabout: Uint8Array;
+  wayName: Uint32Array;
+  names: Array<[string, string, string, string]>; // [name, name:ar, name:en, ref]
+  wayIndexByOsmId: Map<number, number>;
+  restrictions: RawRestriction[];
+  skipped: { viaWayRestrictions: number; badRestrictions: number };
+}
+
+export interface RawRestriction {
+  fromWay: number; // OSM ids
+  viaNode: number;
+  toWay: number;
+  only: boolean;
+}
+
+type Item = { type: string; id: number; tags?: Record<string, string>; refs?: number[]; lat?: number; lon?: number; members?: Array<{ type: string; ref: number; role: string }> };
+
+async function* items(file: string, opts: ConstructorParameters<typeof OSMTransform>[0], onBytes: (n: number) => void, signal: AbortSignal) {
+  const input = createReadStream(file, { highWaterMark: 1 << 20 });
+  input.on('data', (c) => onBytes(c.length));
+  const stream = input.pipe(new OSMTransform(opts));
+  for await (const batch of stream as AsyncIterable<Item[]>) {
+    if (signal.aborted) {
+      input.destroy();
+      throw new Error('aborted');
+    }
+    for (const it of batch) yield it;
+  }
+}
+
+export async function readOsmRoads(file: string, opts: { ferries: boolean; progress: (stage: string, done: number, total: number) => void; signal: AbortSignal }): Promise<OsmRoads> {
+  const total = statSync(file).size;
+  let read = 0;
+  const bytes = (stage: string) => (n: number) => opts.progress(stage, (read += n), total);
+  // Pass 1: ways and relations.
+  const rawRefs = new GrowF64();
+  const refStart = new GrowU32();
+  refStart.push(0);
+  const cls = new GrowU8(), ow = new GrowI32(), spd = new GrowF64(), rb = new GrowU8(), nm = new GrowU32();
+  const names: OsmRoads['names'] = [];
+  const nameIdx = new Map<string, number>();
+  const wayIndexByOsmId = new Map<number, number>();
+  const restrictions: RawRestriction[] = [];
+  const skipped = { viaWayRestrictions: 0, badRestrictions: 0 };
+  const pass1 = { withTags: { node: false, way: WAY_TAG_KEYS, relation: RELATION_TAG_KEYS }, withInfo: false };
+  for await (const it of items(file, pass1, bytes('ways'), opts.signal)) {
+    if (it.type === 'way') {
+      const t = it.tags ?? {};
+      const p = carProfile(t, { ferries: opts.ferries });
+      if (!p || !it.refs || it.refs.length < 2) continue;
+      wayIndexByOsmId.set(it.id, cls.length);
+      for (const r of it.refs) rawRefs.push(r);
+      refStart.push(rawRefs.length);
+      cls.push(p.cls); ow.push(p.oneway); spd.push(p.speedKmh); rb.push(p.roundabout ? 1 : 0);
+      const tuple: [string, string, string, string] = [t.name ?? '', t['name:ar'] ?? '', t['name:en'] ?? '', t.ref ?? ''];
+      const key = tuple.join('\u0000');
+      let ni = nameIdx.get(key);
+      if (ni === undefined) nameIdx.set(key, (ni = names.push(tuple) - 1));
+      nm.push(ni);
+    } else if (it.type === 'relation') {
+      const r = parseRestriction(it, skipped);
+      if (r) restrictions.push(r);
+    }
+  }
+  // Needed node ids: sorted, unique.
+  const sorted = rawRefs.view().slice().sort();
+  let u = 0;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[u - 1]) sorted[u++] = sorted[i]!;
+  const nodeIds = sorted.slice(0, u);
+  const refsIdx = new Uint32Array(rawRefs.length);
+  const rv = rawRefs.view();
+  for (let i = 0; i < rv.length; i++) refsIdx[i] = bsearch(nodeIds, rv[i]!);
+  // Pass 2: coordinates of the needed nodes only.
+  const lat = new Float64Array(u), lon = new Float64Array(u), found = new Uint8Array(u);
+  read = 0;
+  const pass2 = { withTags: false, withInfo: false };
+  for await (const it of items(file, pass2, bytes('nodes'), opts.signal)) {
+    if (it.type !== 'node') continue; // ways/relations follow the nodes; the parser has no way to skip them
+    const i = bsearch(nodeIds, it.id);
+    if (i >= 0) {
+      // OSM stores 1e-7 degree fixed point; rounding undoes the parser's float noise (and keeps JSON short)
+      lat[i] = Math.round(it.lat! * 1e7) / 1e7; lon[i] = Math.round(it.lon! * 1e7) / 1e7; found[i] = 1;
+    }
+  }
+  return {
+    nodeIds, lat, lon, found, refStart: refStart.view().slice(), refs: refsIdx,
+    wayCls: cls.view().slice(), wayOneway: ow.view().slice(), waySpeed: spd.view().slice(), wayRoundabout: rb.view().slice(),
+    wayName: nm.view().slice(), names, wayIndexByOsmId, restrictions, skipped,
+  };
+}
+
+function bsearch(a: Float64Array, x: number): number {
+  let lo = 0, hi = a.length - 1;
+  while (lo <= hi) {
+    const m = (lo + hi) >>> 1;
+    const v = a[m]!;
+    if (v < x) lo = m + 1;
+    else if (v > x) hi = m - 1;
+    else return m;
+  }
+  return -1;
+}
+
+/** `type=restriction` with from-way / via-node / to-way; via-way restrictions are counted but not applied. */
+function parseRestriction(it: Item, skipped: OsmRoads['skipped']): RawRestriction | undefined {
+  const t = it.tags ?? {};
+  if (t.type !== 'restriction') return undefined;
+  const kind = t['restriction:motorcar'] ?? t.restriction;
+  if (!kind || !/^(no|only)_/.test(kind)) return undefined;
+  if ((t.except ?? '').split(';').some((e) => ['motorcar', 'motor_vehicle'].includes(e.trim()))) return undefined;
+  const m = it.members ?? [];
+  const from = m.filter((x) => x.role === 'from' && x.type === 'way');
+  const to = m.filter((x) => x.role === 'to' && x.type === 'way');
+  const via = m.filter((x) => x.role === 'via');
+  if (via.some((v) => v.type === 'way')) {
+    skipped.viaWayRestrictions++;
+    return undefined;
+  }
+  if (from.length !== 1 || to.length !== 1 || via.length !== 1) {
+    skipped.badRestrictions++;
+    return undefined;
+  }
+  return { fromWay: from[0]!.ref, viaNode: via[0]!.ref, toWay: to[0]!.ref, only: kind.startsWith('only_') };
+}

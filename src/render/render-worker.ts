@@ -1,0 +1,26 @@
+/**
+ * A render thread: owns its own TileRenderer (fonts, Natural Earth and the render.db connection are per thread) and
+ * answers {id, z, x, y, scale, format} with the encoded tile. Drawing is synchronous CPU work; keeping it here keeps
+ * the server's event loop free for cache hits while tiles render.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { RenderStore } from './store.js';
+import { TileRenderer } from './tile-renderer.js';
+import { GazetteerLabels } from '../places/labels.js';
+import type { TileFormat } from '../tiles/types.js';
+
+interface Job { id: number; z: number; x: number; y: number; scale: number; format: TileFormat }
+
+const { dataDir } = workerData as { dataDir: string };
+const renderer = new TileRenderer({ store: RenderStore.inDataDir(dataDir), places: GazetteerLabels.inDataDir(dataDir) });
+
+parentPort!.on('message', (job: Job) => {
+  renderer.renderTile(job.z, job.x, job.y, job.scale, job.format).then(
+    (buf) => {
+      const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
+      parentPort!.postMessage({ id: job.id, bytes: ab }, [ab as ArrayBuffer]);
+    },
+    (e: Error) => parentPort!.postMessage({ id: job.id, error: e.message }),
+  );
+});
+parentPort!.postMessage({ ready: true });

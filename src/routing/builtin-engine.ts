@@ -1,0 +1,75 @@
+import type { LatLng } from '../core/geo.js';
+import { viaAlternatives } from './alternatives.js';
+import { CHQuery } from './ch-query.js';
+import { loadGraph, type RoadGraph } from './graph.js';
+import { maneuvers } from './maneuvers.js';
+import { assemble, directPath, polyline, sourceSeeds, targetSeeds, type RoutePath } from './path.js';
+import { snapPoint } from './snap.js';
+import type { EnginePath, EngineResult, RoutingEngine } from './types.js';
+
+export interface BuiltinOptions {
+  /** A point farther than this from any drivable road cannot be routed (unroutable, 422). */
+  snapMaxMeters: number;
+}
+
+/**
+ * The built-in car router over the imported graph: snap both ends onto the nearest drivable segment, run a
+ * bidirectional contraction-hierarchy query between the segment ends (turn restrictions are in the graph),
+ * unpack shortcuts to road geometry, add via-node alternatives and OSRM-style maneuvers. Queries are synchronous
+ * (well under a millisecond on a city graph), so one pair of search objects serves every request.
+ */
+export class BuiltinEngine implements RoutingEngine {
+  readonly name = 'svc';
+  private readonly q: CHQuery;
+  private readonly check: CHQuery;
+
+  constructor(readonly graph: RoadGraph, private readonly opts: BuiltinOptions) {
+    this.q = new CHQuery(graph);
+    this.check = new CHQuery(graph);
+  }
+
+  static load(file: string, opts: BuiltinOptions): BuiltinEngine {
+    return new BuiltinEngine(loadGraph(file), opts);
+  }
+
+  /** Identifies the loaded graph, so cached routes from an older import are not served. */
+  get version(): string {
+    return this.graph.meta.buildId;
+  }
+
+  async route(from: LatLng, to: LatLng, opts: { alternatives: number; locale: 'en' | 'ar' }): Promise<EngineResult> {
+    return this.routeSync(from, to, opts);
+  }
+
+  routeSync(from: LatLng, to: LatLng, opts: { alternatives: number; locale: 'en' | 'ar'; maneuvers?: boolean }): EngineResult {
+    const paths = this.paths(from, to, opts.alternatives);
+    if (!paths) return { kind: 'unroutable' };
+    const withManeuvers = opts.maneuvers ?? true;
+    return {
+      kind: 'ok',
+      paths: paths.map((p, i): EnginePath => ({
+        label: i === 0 ? 'Fastest' : `Alternative ${i}`,
+        coordinates: polyline(p),
+        distance_m: p.distM,
+        duration_s: p.ms / 1000,
+        ...(withManeuvers ? { maneuvers: maneuvers(this.graph, p, opts.locale) } : {}),
+      })),
+    };
+  }
+
+  /** The primary path and up to `alternatives` alternatives, or undefined when no route exists. */
+  paths(from: LatLng, to: LatLng, alternatives: number): RoutePath[] | undefined {
+    const g = this.graph;
+    const a = snapPoint(g, from.lat, from.lng, this.opts.snapMaxMeters);
+    const b = snapPoint(g, to.lat, to.lng, this.opts.snapMaxMeters);
+    if (!a || !b) return undefined;
+    const direct = directPath(g, a, b);
+    const r = this.q.run(sourceSeeds(g, a), targetSeeds(g, b), alternatives > 0);
+    let primary: RoutePath | undefined;
+    if (r) primary = assemble(g, a, b, this.q.seedF(r.meet), this.q.unpack(r.meet), this.q.seedB(r.meet));
+    if (direct && (!primary || direct.ms <= primary.ms)) return [direct];
+    if (!primary || !r) return undefined;
+    const alts = alternatives > 0 ? viaAlternatives(g, this.q, this.check, a, b, primary, r.cost, alternatives) : [];
+    return [primary, ...alts];
+  }
+}

@@ -1,0 +1,113 @@
+import FlatQueue from 'flatqueue';
+import type { CHArrays } from './ch-build.js';
+
+/** A search endpoint: a graph node and the cost (ms) already spent reaching it (source) or still to go (target). */
+export type Seed = [node: number, offset: number];
+
+/**
+ * Bidirectional CH query: a forward Dijkstra from the sources over upward edges and a backward one from the
+ * targets over (reversed) downward edges; they meet at the highest node of the shortest path. Per-node state
+ * is reused across queries with an epoch stamp, so a query touches only its (small) search spaces.
+ * Not re-entrant: one instance per concurrent caller (queries are synchronous, so one per engine suffices).
+ */
+export class CHQuery {
+  readonly distF: Float64Array;
+  readonly distB: Float64Array;
+  readonly parF: Int32Array; // CH edge used to reach the node (-1 at a seed)
+  readonly parB: Int32Array;
+  private readonly stF: Uint32Array;
+  private readonly stB: Uint32Array;
+  private epoch = 0;
+  private readonly qF = new FlatQueue<number>();
+  private readonly qB = new FlatQueue<number>();
+  /** Nodes settled by both searches in the last `full` query (via-node candidates for alternatives). */
+  readonly meetNodes: number[] = [];
+
+  constructor(private readonly ch: CHArrays) {
+    const n = ch.rank.length;
+    this.distF = new Float64Array(n); this.distB = new Float64Array(n);
+    this.parF = new Int32Array(n); this.parB = new Int32Array(n);
+    this.stF = new Uint32Array(n); this.stB = new Uint32Array(n);
+  }
+
+  seenF = (v: number) => this.stF[v] === this.epoch;
+  seenB = (v: number) => this.stB[v] === this.epoch;
+
+  /**
+   * Returns the best meeting node and cost, or undefined when the targets are unreachable. With `full` the
+   * searches run to exhaustion (upward search spaces are small) and `meetNodes` lists every node both reached.
+   */
+  run(sources: Seed[], targets: Seed[], full = false): { meet: number; cost: number } | undefined {
+    const ep = ++this.epoch;
+    const { distF, distB, parF, parB, stF, stB, qF, qB, ch } = this;
+    qF.clear(); qB.clear();
+    this.meetNodes.length = 0;
+    for (const [v, o] of sources) if (stF[v] !== ep || o < distF[v]!) { stF[v] = ep; distF[v] = o; parF[v] = -1; qF.push(v, o); }
+    for (const [v, o] of targets) if (stB[v] !== ep || o < distB[v]!) { stB[v] = ep; distB[v] = o; parB[v] = -1; qB.push(v, o); }
+    let best = Infinity, meet = -1;
+    const consider = (v: number) => {
+      const c = distF[v]! + distB[v]!;
+      if (c < best) { best = c; meet = v; }
+    };
+    for (const [v] of sources) if (stB[v] === ep) consider(v);
+    let fwd = true;
+    while (qF.length || qB.length) {
+      const fDone = !qF.length || (!full && qF.peekValue()! >= best);
+      const bDone = !qB.length || (!full && qB.peekValue()! >= best);
+      if (fDone && bDone) break;
+      fwd = fDone ? false : bDone ? true : !fwd;
+      if (fwd) {
+        const d = qF.peekValue()!, u = qF.pop()!;
+        if (d > distF[u]!) continue;
+        if (stB[u] === ep) { consider(u); if (full) this.meetNodes.push(u); }
+        for (let i = ch.upFirst[u]!; i < ch.upFirst[u + 1]!; i++) {
+          const e = ch.upEdge[i]!, v = ch.chHead[e]!, nd = d + ch.chW[e]!;
+          if (stF[v] !== ep || nd < distF[v]!) { stF[v] = ep; distF[v] = nd; parF[v] = e; qF.push(v, nd); }
+        }
+      } else {
+        const d = qB.peekValue()!, u = qB.pop()!;
+        if (d > distB[u]!) continue;
+        if (stF[u] === ep) { consider(u); if (full) this.meetNodes.push(u); }
+        for (let i = ch.dnFirst[u]!; i < ch.dnFirst[u + 1]!; i++) {
+          const e = ch.dnEdge[i]!, v = ch.chTail[e]!, nd = d + ch.chW[e]!;
+          if (stB[v] !== ep || nd < distB[v]!) { stB[v] = ep; distB[v] = nd; parB[v] = e; qB.push(v, nd); }
+        }
+      }
+    }
+    return meet < 0 ? undefined : { meet, cost: best };
+  }
+
+  /** The source seed the forward search tree leads back to from v. */
+  seedF(v: number): number {
+    while (this.parF[v]! >= 0) v = this.ch.chTail[this.parF[v]!]!;
+    return v;
+  }
+
+  /** The target seed the backward search tree leads to from v. */
+  seedB(v: number): number {
+    while (this.parB[v]! >= 0) v = this.ch.chHead[this.parB[v]!]!;
+    return v;
+  }
+
+  /** Graph edge ids (original edges) of the path source -> meet -> target found by the last run. */
+  unpack(meet: number): number[] {
+    const { parF, parB, ch } = this;
+    const up: number[] = [];
+    for (let v = meet; parF[v]! >= 0; v = ch.chTail[parF[v]!]!) up.push(parF[v]!);
+    const out: number[] = [];
+    for (let i = up.length - 1; i >= 0; i--) this.expand(up[i]!, out);
+    for (let v = meet; parB[v]! >= 0; v = ch.chHead[parB[v]!]!) this.expand(parB[v]!, out);
+    return out;
+  }
+
+  /** Appends the original edges of CH edge e, in order, without recursion (shortcut nesting can be deep). */
+  expand(e: number, out: number[]): void {
+    const stack = [e];
+    while (stack.length) {
+      const x = stack.pop()!;
+      const a = this.ch.chA[x]!;
+      if (a < 0) out.push(-1 - a);
+      else stack.push(this.ch.chB[x]!, a);
+    }
+  }
+}

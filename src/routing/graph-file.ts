@@ -1,0 +1,85 @@
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+
+/**
+ * A small binary container for the road graph: magic, a JSON header (metadata + section table), then raw typed
+ * array sections, each 8-byte aligned. Loading reads the file once and takes zero-copy typed-array views over
+ * that single buffer, so start-up costs one read and no parsing of the bulk data.
+ */
+const MAGIC = 'SVCRGRF1';
+
+type Typed = Uint8Array | Int32Array | Uint32Array | Float32Array | Float64Array;
+const CTORS = { Uint8Array, Int32Array, Uint32Array, Float32Array, Float64Array } as const;
+type CtorName = keyof typeof CTORS;
+
+export type Sections = Record<string, Typed>;
+
+interface SectionEntry {
+  name: string;
+  type: CtorName;
+  offset: number;
+  length: number;
+}
+
+const pad8 = (n: number) => (n + 7) & ~7;
+
+/** Writes to `<path>.tmp-<pid>`, fsyncs, then renames over `path`: readers see the old or the new file, never half. */
+export function writeGraphFile(path: string, meta: Record<string, unknown>, sections: Sections): void {
+  const entries: SectionEntry[] = [];
+  let offset = 0;
+  for (const [name, arr] of Object.entries(sections)) {
+    entries.push({ name, type: arr.constructor.name as CtorName, offset, length: arr.length });
+    offset = pad8(offset + arr.byteLength);
+  }
+  const header = Buffer.from(JSON.stringify({ meta, sections: entries }), 'utf8');
+  const dataStart = pad8(8 + 4 + header.length);
+  const tmp = `${path}.tmp-${process.pid}`;
+  const fd = openSync(tmp, 'w', 0o644);
+  try {
+    const head = Buffer.alloc(dataStart);
+    head.write(MAGIC, 0, 'latin1');
+    head.writeUInt32LE(header.length, 8);
+    header.copy(head, 12);
+    writeSync(fd, head);
+    let pos = dataStart;
+    for (const e of entries) {
+      const arr = sections[e.name]!;
+      const at = dataStart + e.offset;
+      if (at > pos) writeSync(fd, Buffer.alloc(at - pos));
+      writeSync(fd, Buffer.from(arr.buffer, arr.byteOffset, arr.byteLength));
+      pos = at + arr.byteLength;
+    }
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  closeSync(fd);
+  renameSync(tmp, path);
+}
+
+export interface GraphFileContents {
+  meta: Record<string, unknown>;
+  sections: Sections;
+}
+
+export function readGraphFile(path: string): GraphFileContents {
+  let buf = readFileSync(path);
+  if (buf.length < 12 || buf.toString('latin1', 0, 8) !== MAGIC) throw new Error(`${path} is not a svcmaps road graph`);
+  if (buf.byteOffset % 8 !== 0) {
+    // typed-array views need aligned offsets: copy into a fresh (aligned) ArrayBuffer
+    const ab = new ArrayBuffer(buf.length);
+    new Uint8Array(ab).set(buf);
+    buf = Buffer.from(ab);
+  }
+  const headerLen = buf.readUInt32LE(8);
+  const { meta, sections } = JSON.parse(buf.toString('utf8', 12, 12 + headerLen)) as { meta: Record<string, unknown>; sections: SectionEntry[] };
+  const dataStart = pad8(12 + headerLen);
+  const out: Sections = {};
+  for (const e of sections) {
+    const Ctor = CTORS[e.type];
+    if (!Ctor) throw new Error(`${path}: unknown section type ${e.type}`);
+    out[e.name] = new Ctor(buf.buffer, buf.byteOffset + dataStart + e.offset, e.length);
+  }
+  return { meta, sections: out };
+}

@@ -1,0 +1,88 @@
+import { readGraphFile, writeGraphFile } from './graph-file.js';
+
+export const GRAPH_FILE = 'roads.graph';
+
+/**
+ * The road graph as flat typed arrays (CSR), exactly as stored in `<data>/roads.graph`.
+ *
+ * - Nodes 0..baseNodes-1 are OSM nodes of drivable ways; nodes baseNodes..n-1 are copies of turn-restricted
+ *   junctions (node splitting, see restrictions.ts). Copies repeat their junction's coordinates.
+ * - Edges are directed road segments between consecutive way nodes: `first[u]..first[u+1]` are u's out-edges.
+ *   Weights are integer milliseconds of driving time; `dist` is metres.
+ * - Segments are the undirected pieces of way geometry used for snapping; each lists the graph edges running
+ *   a->b (`segEdges[segFirst[2s]..]`) and b->a (`segEdges[segFirst[2s+1]..]`), since a split junction has
+ *   several copies of the same physical segment.
+ * - The contraction hierarchy (ch*) is stored alongside; see ch-build.ts / ch-query.ts.
+ */
+export interface RoadGraph {
+  meta: GraphMeta;
+  lat: Float64Array;
+  lon: Float64Array;
+  first: Uint32Array;
+  head: Uint32Array;
+  ms: Uint32Array;
+  dist: Float32Array;
+  way: Uint32Array;
+  wayCls: Uint8Array;
+  wayRoundabout: Uint8Array;
+  wayName: Uint32Array;
+  segA: Uint32Array;
+  segB: Uint32Array;
+  segFirst: Uint32Array;
+  segEdges: Uint32Array;
+  /** 1 when the segment's connected component is tiny (parking islands, clipped bits): snapping avoids them. */
+  segTiny: Uint8Array;
+  cellFirst: Uint32Array;
+  cellSeg: Uint32Array;
+  rank: Uint32Array;
+  chTail: Uint32Array;
+  chHead: Uint32Array;
+  chW: Uint32Array;
+  /** Shortcut children (CH edge ids); for an original edge chA = -1 - (graph edge id) and chB = -1. */
+  chA: Int32Array;
+  chB: Int32Array;
+  upFirst: Uint32Array;
+  upEdge: Uint32Array;
+  dnFirst: Uint32Array;
+  dnEdge: Uint32Array;
+}
+
+export interface GraphMeta {
+  version: 1;
+  buildId: string;
+  source: string;
+  builtAt: string;
+  nodes: number;
+  baseNodes: number;
+  edges: number;
+  names: Array<[string, string, string, string]>;
+  grid: { minLat: number; minLon: number; cell: number; rows: number; cols: number };
+  stats: Record<string, number>;
+}
+
+const ARRAYS = [
+  'lat', 'lon', 'first', 'head', 'ms', 'dist', 'way', 'wayCls', 'wayRoundabout', 'wayName', 'segA', 'segB', 'segFirst',
+  'segEdges', 'segTiny', 'cellFirst', 'cellSeg', 'rank', 'chTail', 'chHead', 'chW', 'chA', 'chB', 'upFirst', 'upEdge',
+  'dnFirst', 'dnEdge',
+] as const;
+
+export function saveGraph(path: string, g: RoadGraph): void {
+  const sections: Record<string, RoadGraph[(typeof ARRAYS)[number]]> = {};
+  for (const k of ARRAYS) sections[k] = g[k];
+  writeGraphFile(path, g.meta as unknown as Record<string, unknown>, sections);
+}
+
+export function loadGraph(path: string): RoadGraph {
+  const { meta, sections } = readGraphFile(path);
+  if ((meta as { version?: number }).version !== 1) throw new Error(`${path}: unsupported road graph version; re-run \`svcmaps import\``);
+  for (const k of ARRAYS) if (!sections[k]) throw new Error(`${path}: section ${k} is missing; re-run \`svcmaps import\``);
+  return { meta: meta as unknown as GraphMeta, ...(sections as unknown as Omit<RoadGraph, 'meta'>) };
+}
+
+/** Grid cell of a coordinate (clamped to the grid). */
+export function cellOf(g: RoadGraph, lat: number, lon: number): [number, number] {
+  const { minLat, minLon, cell, rows, cols } = g.meta.grid;
+  const r = Math.min(rows - 1, Math.max(0, Math.floor((lat - minLat) / cell)));
+  const c = Math.min(cols - 1, Math.max(0, Math.floor((lon - minLon) / cell)));
+  return [r, c];
+}

@@ -1,0 +1,49 @@
+import { statSync } from 'node:fs';
+import type { TileRenderer } from '../../render/tile-renderer.js';
+import type { RenderPool } from '../../render/worker-pool.js';
+import type { Scale } from '../warm-store.js';
+import { OriginError, type TileOrigin } from './types.js';
+
+/**
+ * The built-in renderer as an origin: every tile exists (Natural Earth covers the world), always PNG. Renders on
+ * the pool's threads when given one, otherwise on the calling thread (tests, tiny deployments).
+ */
+export class RenderOrigin implements TileOrigin {
+  readonly name = 'render';
+  constructor(private readonly renderer: TileRenderer | RenderPool) {}
+
+  async fetch(z: number, x: number, y: number, scale: Scale): Promise<Buffer> {
+    try {
+      return 'renderTile' in this.renderer
+        ? await this.renderer.renderTile(z, x, y, scale, 'png')
+        : await this.renderer.render(z, x, y, scale, 'png');
+    } catch (e) {
+      throw new OriginError('failed', `render ${z}/${x}/${y}@${scale}x: ${(e as Error).message}`);
+    }
+  }
+
+  close(): void {
+    if ('close' in this.renderer) this.renderer.close();
+  }
+}
+
+/**
+ * When the render data last changed (render.db's modification time, looked up at most every 2 s): tiles stored
+ * before it were drawn from older data and are rendered again, so a new import shows without clearing caches.
+ */
+export function renderDataClock(renderDb: string): () => number {
+  let since = 0;
+  let checkedAt = -Infinity;
+  return () => {
+    const now = Date.now();
+    if (now - checkedAt > 2000) {
+      checkedAt = now;
+      try {
+        since = Math.floor(statSync(renderDb).mtimeMs);
+      } catch {
+        since = 0;
+      }
+    }
+    return since;
+  };
+}

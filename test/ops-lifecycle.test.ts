@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run } from '../src/cli/main.js';
+
+const CLI = ['--import', 'tsx', join(__dirname, 'helpers', 'run-cli.ts')];
+
+async function cli(...args: string[]) {
+  let out = '';
+  let err = '';
+  const code = await run(['node', 'svcmaps', ...args], { out: (t) => (out += t), err: (t) => (err += t), env: {} });
+  return { code, out, err };
+}
+
+/** `svcmaps serve` as a real process (signals are real), resolved once it listens. */
+function serve(args: string[]): Promise<{ proc: ChildProcess; url: string; log: () => string }> {
+  const proc = spawn(process.execPath, [...CLI, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SVCMAPS_DATA: '' } });
+  let err = '';
+  proc.stderr!.on('data', (d) => (err += d));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      const m = /listening on (\S+)/.exec(out);
+      if (m) resolve({ proc, url: m[1]!, log: () => err });
+    });
+    proc.on('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+  });
+}
+
+const exited = (p: ChildProcess) => new Promise<number | null>((r) => (p.exitCode !== null ? r(p.exitCode) : p.once('exit', (c) => r(c))));
+
+describe('reload without a restart', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'svcmaps-reload-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('SIGHUP through `svcmaps reload` picks up a newly imported places source', async () => {
+    const data = join(dir, 'data');
+    const { proc, url } = await serve(['--data', data]);
+    try {
+      const pid = JSON.parse(readFileSync(join(data, 'svcmaps.pid'), 'utf8'));
+      expect(pid).toMatchObject({ pid: proc.pid, url });
+      const key = JSON.parse((await cli('keys', 'create', '--data', data, '--json')).out).key as string;
+      const find = async () => {
+        const r = await fetch(`${url}/maps/v1/autocomplete?q=qwertzu%20vexil`, { headers: { 'X-API-Key': key } });
+        return ((await r.json()) as { data: { predictions: Array<{ name: string }> } }).data.predictions.map((p) => p.name);
+      };
+      expect(await find()).toEqual([]);
+
+      const file = join(dir, 'one.geojsonl');
+      const feature = { type: 'Feature', geometry: { type: 'Point', coordinates: [35.91, 31.95] }, properties: { '@id': 'node/987654321', name: 'Qwertzu Vexillary', shop: 'bakery' } };
+      writeFileSync(file, JSON.stringify(feature) + '\n');
+      expect((await cli('import', file, '--data', data, '--only', 'places', '--json')).code).toBe(0);
+      expect(await find()).toEqual([]); // imported, not yet loaded
+
+      const r = await cli('reload', '--data', data, '--json');
+      expect(r.code, r.err).toBe(0);
+      const status = JSON.parse(r.out);
+      expect(status).toMatchObject({ pid: proc.pid, ok: true, results: [{ name: 'places', ok: true }] });
+      expect(status.results[0].detail).toMatch(/^[\d,]+ places \(generation /);
+      expect(await find()).toEqual(['Qwertzu Vexillary']);
+
+      const human = await cli('reload', '--data', data);
+      expect(human.out).toMatch(new RegExp(`^Reloaded server ${proc.pid} \\(${url}\\):\\n  ✓ places`));
+
+      // The self-test copies the live directory (WAL and all) and finds the imported source in its copy too.
+      const st = await cli('selftest', '--data', data, '--json');
+      expect(st.code, st.out).toBe(0);
+      expect(JSON.parse(st.out).checks.find((c: { id: string }) => c.id === 'places-imported')).toMatchObject({
+        status: 'pass',
+        detail: 'found "Qwertzu Vexillary" (osm:one.geojsonl)',
+      });
+    } finally {
+      proc.kill('SIGTERM');
+      expect(await exited(proc)).toBe(0);
+    }
+    expect(existsSync(join(data, 'svcmaps.pid'))).toBe(false);
+    const gone = await cli('reload', '--data', data);
+    expect(gone.code).toBe(1);
+    expect(gone.err).toMatch(/^svcmaps: no server is running on .*svcmaps\.pid/);
+  }, 60_000);
+
+  it('refuses a stale pid file with one line', async () => {
+    const data = join(dir, 'stale');
+    await cli('keys', 'list', '--data', data);
+    writeFileSync(join(data, 'svcmaps.pid'), JSON.stringify({ pid: 2 ** 22 + 12345, url: 'http://127.0.0.1:1', started_at: '' }));
+    const r = await cli('reload', '--data', data);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^svcmaps: stale svcmaps.pid .*not running\n$/);
+  });
+});
+
+describe('graceful shutdown', () => {
+  // A tile origin that takes 1.5 s, so a tile request is reliably in flight when SIGTERM arrives.
+  const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+  let origin: Server;
+  let originUrl: string;
+  let asked: () => void;
+  const originAsked = new Promise<void>((r) => (asked = r));
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svcmaps-term-'));
+    origin = createServer((_req, res) => {
+      asked();
+      setTimeout(() => res.writeHead(200, { 'Content-Type': 'image/png' }).end(PNG), 1500);
+    });
+    await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
+    originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    origin.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('SIGTERM stops accepting, finishes the in-flight request, then exits 0 and removes the pid file', async () => {
+    const data = join(dir, 'data');
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ tiles: { origin: 'xyz', xyz_url: `${originUrl}/{z}/{x}/{y}.png`, store: false } }));
+    const { proc, url, log } = await serve(['--data', data, '--config', config]);
+    const key = JSON.parse((await cli('keys', 'create', '--data', data, '--json')).out).key as string;
+    const started = Date.now();
+    const inFlight = fetch(`${url}/maps/v1/tiles/3/4/2.png`, { headers: { 'X-API-Key': key, Connection: 'close' } });
+    await originAsked;
+    proc.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+    await expect(fetch(`${url}/livez`, { headers: { Connection: 'close' } })).rejects.toThrow(); // no longer accepting
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(PNG)).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+    expect(await exited(proc)).toBe(0);
+    const lines = log().trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.find((l) => l.msg === 'shutting down')).toMatchObject({ signal: 'SIGTERM', in_flight: 1 });
+    expect(lines.find((l) => l.msg === 'request' && l.route === '/maps/v1/tiles/:z/:x/:y')).toMatchObject({ status: 200, source: 'fresh' });
+    expect(lines.at(-1)).toMatchObject({ msg: 'stopped' });
+    expect(existsSync(join(data, 'svcmaps.pid'))).toBe(false);
+    // Metering was flushed after the in-flight request finished, before the store closed.
+    const usage = JSON.parse((await cli('quotas', '--data', data, '--json')).out);
+    expect(usage.keys[0].buckets.tile_family.requests).toBe(1);
+  }, 30_000);
+});

@@ -1,0 +1,150 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildRoadGraph } from '../src/import/roads/build-graph.js';
+import type { OsmRoads, RawRestriction } from '../src/import/roads/osm-read.js';
+import { carProfile, classCode, parseMaxspeed } from '../src/import/roads/profile.js';
+import { roadsImporter } from '../src/import/roads-importer.js';
+import { BuiltinEngine } from '../src/routing/builtin-engine.js';
+import { buildCH } from '../src/routing/ch-build.js';
+import { CHQuery } from '../src/routing/ch-query.js';
+import { BidiDijkstra } from '../src/routing/dijkstra.js';
+import { GRAPH_FILE, loadGraph } from '../src/routing/graph.js';
+import { sourceSeeds, targetSeeds } from '../src/routing/path.js';
+import { snapPoint } from '../src/routing/snap.js';
+
+describe('car profile', () => {
+  it('parses maxspeed in km/h and mph; zone values fall back to the class default', () => {
+    expect(parseMaxspeed('50')).toBe(50);
+    expect(parseMaxspeed('30 mph')).toBeCloseTo(48.28, 1);
+    expect(parseMaxspeed('80 km/h')).toBe(80);
+    expect(parseMaxspeed('RU:urban')).toBeUndefined();
+    expect(parseMaxspeed('none')).toBeUndefined();
+    expect(carProfile({ highway: 'residential', maxspeed: 'DE:urban' })!.speedKmh).toBe(25);
+  });
+
+  it('oneway forms, implied oneways, access restrictions, ferries off by default', () => {
+    expect(carProfile({ highway: 'primary', oneway: 'yes' })!.oneway).toBe(1);
+    expect(carProfile({ highway: 'primary', oneway: '1' })!.oneway).toBe(1);
+    expect(carProfile({ highway: 'primary', oneway: 'true' })!.oneway).toBe(1);
+    expect(carProfile({ highway: 'primary', oneway: '-1' })!.oneway).toBe(-1);
+    expect(carProfile({ highway: 'primary', junction: 'roundabout' })).toMatchObject({ oneway: 1, roundabout: true });
+    expect(carProfile({ highway: 'motorway' })!.oneway).toBe(1);
+    expect(carProfile({ highway: 'motorway', oneway: 'no' })!.oneway).toBe(0);
+    expect(carProfile({ highway: 'residential', access: 'private' })).toBeUndefined();
+    expect(carProfile({ highway: 'residential', motor_vehicle: 'no' })).toBeUndefined();
+    expect(carProfile({ highway: 'residential', access: 'no', motorcar: 'yes' })).toBeDefined();
+    expect(carProfile({ highway: 'residential', access: 'destination' })).toBeDefined();
+    expect(carProfile({ highway: 'footway' })).toBeUndefined();
+    expect(carProfile({ route: 'ferry' })).toBeUndefined();
+    expect(carProfile({ route: 'ferry' }, { ferries: true })).toBeDefined();
+  });
+});
+
+/**
+ * A 3x3 grid of two-way streets (~220 m blocks) around a centre crossing C = node 4:
+ *   6 - 7 - 8
+ *   |   |   |
+ *   3 - 4 - 5      row1 = 3-4-5 (west-east), col1 = 1-4-7 (south-north)
+ *   |   |   |
+ *   0 - 1 - 2
+ */
+function grid(restrictions: RawRestriction[]): OsmRoads {
+  const lat: number[] = [], lon: number[] = [];
+  for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) { lat.push(43.7 + r * 0.002); lon.push(7.4 + c * 0.003); }
+  const ways = [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8]];
+  const refStart = [0];
+  const refs: number[] = [];
+  for (const w of ways) { refs.push(...w); refStart.push(refs.length); }
+  return {
+    nodeIds: Float64Array.from(lat.map((_, i) => i + 1)), lat: Float64Array.from(lat), lon: Float64Array.from(lon), found: new Uint8Array(9).fill(1),
+    refStart: Uint32Array.from(refStart), refs: Uint32Array.from(refs),
+    wayCls: new Uint8Array(6).fill(classCode('residential')), wayOneway: new Int32Array(6), waySpeed: new Float64Array(6).fill(30),
+    wayRoundabout: new Uint8Array(6), wayName: Uint32Array.from([0, 1, 2, 3, 4, 5]),
+    names: ways.map((_, i) => [`Street ${i}`, `شارع ${i}`, '', ''] as [string, string, string, string]),
+    wayIndexByOsmId: new Map(ways.map((_, i) => [100 + i, i])), restrictions, skipped: { viaWayRestrictions: 0, badRestrictions: 0 },
+  };
+}
+
+describe('turn restrictions (node splitting)', () => {
+  // From the west arm (between 3 and 4) to the north arm (between 4 and 7): a left turn at C.
+  const west = { lat: 43.702, lng: 7.4015 }, north = { lat: 43.703, lng: 7.403 };
+  const route = (r: RawRestriction[]) => {
+    const e = new BuiltinEngine(buildRoadGraph(grid(r), 'grid'), { snapMaxMeters: 500 });
+    const res = e.routeSync(west, north, { alternatives: 0, locale: 'en' });
+    if (res.kind !== 'ok') throw new Error('unroutable');
+    return res.paths[0]!;
+  };
+
+  it('no_left_turn forces a detour; only_straight_on too; unrelated turns stay free', () => {
+    const free = route([]);
+    expect(free.distance_m).toBeLessThan(300);
+    expect(free.maneuvers!.map((m) => m.type)).toEqual(['depart', 'turn', 'arrive']);
+    expect(free.maneuvers![1]).toMatchObject({ modifier: 'left', instruction: 'Turn left onto Street 4' });
+    const noLeft = route([{ fromWay: 101, viaNode: 5, toWay: 104, only: false }]);
+    expect(noLeft.distance_m).toBeGreaterThan(free.distance_m + 300);
+    const onlyStraight = route([{ fromWay: 101, viaNode: 5, toWay: 101, only: true }]);
+    expect(onlyStraight.distance_m).toBeGreaterThan(free.distance_m + 300);
+    // a restriction on another approach does not affect this route
+    const other = route([{ fromWay: 104, viaNode: 5, toWay: 101, only: false }]);
+    expect(other.distance_m).toBeCloseTo(free.distance_m, 3);
+  });
+
+  it('Arabic names come from name:ar', () => {
+    const e = new BuiltinEngine(buildRoadGraph(grid([]), 'grid'), { snapMaxMeters: 500 });
+    const r = e.routeSync(west, north, { alternatives: 0, locale: 'ar' });
+    expect(r.kind === 'ok' && r.paths[0]!.maneuvers![1]!.instruction).toBe('انعطف يسارًا إلى شارع 4');
+  });
+});
+
+describe('contraction hierarchy', () => {
+  it('CH distances equal plain Dijkstra on a random grid (with one-ways)', () => {
+    const W = 40, n = W * W;
+    let seed = 3;
+    const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const adj: Array<Array<[number, number]>> = Array.from({ length: n }, () => []);
+    for (let r = 0; r < W; r++) for (let c = 0; c < W; c++) {
+      const u = r * W + c;
+      for (const v of [c + 1 < W ? u + 1 : -1, r + 1 < W ? u + W : -1]) {
+        if (v < 0) continue;
+        const w = 1 + Math.floor(rnd() * 100), dir = rnd();
+        if (dir > 0.15) adj[u]!.push([v, w]);
+        if (dir < 0.85) adj[v]!.push([u, w]);
+      }
+    }
+    const first = new Uint32Array(n + 1), head: number[] = [], ms: number[] = [];
+    for (let u = 0; u < n; u++) { for (const [v, w] of adj[u]!) { head.push(v); ms.push(w); } first[u + 1] = head.length; }
+    const g = { n, first, head: Uint32Array.from(head), ms: Uint32Array.from(ms) };
+    const q = new CHQuery(buildCH(g)), d = new BidiDijkstra(g);
+    for (let i = 0; i < 300; i++) {
+      const s = Math.floor(rnd() * n), t = Math.floor(rnd() * n);
+      expect(q.run([[s, 0]], [[t, 0]])?.cost ?? Infinity).toBe(d.run([[s, 0]], [[t, 0]]));
+    }
+  });
+
+  it('on the Liechtenstein import: CH equals Dijkstra, the file is written atomically', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svcmaps-li-'));
+    try {
+      const file = join(__dirname, '..', '..', 'shared', 'fixtures', 'liechtenstein-2013-08-03.osm.pbf');
+      const summary = await roadsImporter.run(file, dir, () => {}, new AbortController().signal);
+      expect(summary.counts.edges).toBeGreaterThan(10_000);
+      expect(readdirSync(dir)).toEqual([GRAPH_FILE]); // no temp file left behind
+      const g = loadGraph(join(dir, GRAPH_FILE));
+      const q = new CHQuery(g), d = new BidiDijkstra({ n: g.meta.nodes, first: g.first, head: g.head, ms: g.ms });
+      let seed = 11, reachable = 0;
+      const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+      for (let i = 0; i < 300; i++) {
+        const a = g.segA[Math.floor(rnd() * g.segA.length)]!, b = g.segB[Math.floor(rnd() * g.segA.length)]!;
+        const sa = snapPoint(g, g.lat[a]!, g.lon[a]!, 1000)!, sb = snapPoint(g, g.lat[b]!, g.lon[b]!, 1000)!;
+        const S = sourceSeeds(g, sa), T = targetSeeds(g, sb);
+        const ch = q.run(S, T)?.cost ?? Infinity;
+        expect(ch).toBeCloseTo(d.run(S, T), 6);
+        if (ch < Infinity) reachable++;
+      }
+      expect(reachable).toBeGreaterThan(250);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
