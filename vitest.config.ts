@@ -6,5 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // CI also writes a JSON report, from which .ci/run prints a one-line "N passed, N failed" summary.
+    reporters: process.env.CI ? ['default', 'json'] : ['default'],
+    outputFile: process.env.CI ? { json: 'test-output/vitest.json' } : undefined,
   },
 });

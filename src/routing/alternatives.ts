@@ -40,9 +40,12 @@ export function viaAlternatives(
     const edges = q.unpack(v);
     const sNode = q.seedF(v), tNode = q.seedB(v);
     if (!simple(g, sNode, edges)) continue;
-    const path = assemble(g, from, to, sNode, edges, tNode);
-    if (accepted.some((a, i) => shared(g, edges, edgeSets[i]!) >= MAX_SHARE * path.distM)) continue;
+    // Checks run on the bare edge list; the (allocation-heavy) route pieces are built only for accepted paths.
+    let len = 0;
+    for (const e of edges) len += g.dist[e]!;
+    if (edgeSets.some((set) => shared(g, edges, set) >= MAX_SHARE * len)) continue;
     if (!locallyOptimal(g, check, q, v, edges, sNode, bestCost * LOCAL_FRACTION)) continue;
+    const path = assemble(g, from, to, sNode, edges, tNode);
     accepted.push(path);
     edgeSets.push(new Set(edges));
     out.push(path);
