@@ -6,18 +6,12 @@ import { join } from 'node:path';
 import { createElement } from 'react';
 import { render } from 'ink-testing-library';
 import { Ajv } from 'ajv';
-import { run } from '../src/cli/main.js';
+import { cliWithEnv as cli } from './helpers/cli.js';
 import { QuotasView } from '../src/cli/ui/quotas-view.js';
 import type { QuotaSnapshot } from '../src/ops/quotas.js';
 import { DEFAULTS } from '../src/config/defaults.js';
 import { startPlacesServer, type TestServer } from './helpers/app.js';
 
-async function cli(env: NodeJS.ProcessEnv, ...args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await run(['node', 'svcmaps', ...args], { out: (t) => (out += t), err: (t) => (err += t), env });
-  return { code, out, err };
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const closedPort = () =>
   new Promise<number>((resolve) => {

@@ -1,45 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { get } from 'node:https';
 import Database from 'better-sqlite3';
-import { run } from '../src/cli/main.js';
-
-const CLI = ['--import', 'tsx', join(__dirname, 'helpers', 'run-cli.ts')];
-
-/** Runs the CLI in-process with captured output. */
-async function cli(...args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await run(['node', 'svcmaps', ...args], { out: (t) => (out += t), err: (t) => (err += t), env: {} });
-  return { code, out, err };
-}
-
-/** Runs the CLI as a separate process (another writer on the same SQLite file). */
-function cliProcess(...args: string[]) {
-  const r = spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8', env: { ...process.env, SVCMAPS_DATA: '' } });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
-
-/** Starts `svcmaps serve` as a real process and resolves with its base URL once it listens. */
-function serve(args: string[]): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, [...CLI, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening on (\S+)/.exec(out);
-      if (m) resolve({ proc, url: m[1]! });
-    });
-    let err = '';
-    proc.stderr!.on('data', (d) => (err += d));
-    proc.on('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-  });
-}
-
-const stopped = (p: ChildProcess) => new Promise<number | null>((r) => p.once('exit', (c) => r(c)));
+import { cli, cliProcess, exited, serveProcess as serve } from './helpers/cli.js';
 
 describe('svcmaps keys', () => {
   let data: string;
@@ -128,7 +94,7 @@ describe('svcmaps serve', () => {
       expect(after.status).toBe(401);
     } finally {
       proc.kill('SIGTERM');
-      expect(await stopped(proc)).toBe(0);
+      expect(await exited(proc)).toBe(0);
     }
   });
 
@@ -150,7 +116,7 @@ describe('svcmaps serve', () => {
       expect(res).toEqual({ status: 200, hsts: 'max-age=31536000; includeSubDomains; preload', body: '{"status":"ok"}' });
     } finally {
       proc.kill('SIGTERM');
-      await stopped(proc);
+      await exited(proc);
     }
   });
 

@@ -1,38 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from '../src/cli/main.js';
-
-const CLI = ['--import', 'tsx', join(__dirname, 'helpers', 'run-cli.ts')];
-
-async function cli(...args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await run(['node', 'svcmaps', ...args], { out: (t) => (out += t), err: (t) => (err += t), env: {} });
-  return { code, out, err };
-}
-
-/** `svcmaps serve` as a real process (signals are real), resolved once it listens. */
-function serve(args: string[]): Promise<{ proc: ChildProcess; url: string; log: () => string }> {
-  const proc = spawn(process.execPath, [...CLI, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SVCMAPS_DATA: '' } });
-  let err = '';
-  proc.stderr!.on('data', (d) => (err += d));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening on (\S+)/.exec(out);
-      if (m) resolve({ proc, url: m[1]!, log: () => err });
-    });
-    proc.on('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-  });
-}
-
-const exited = (p: ChildProcess) => new Promise<number | null>((r) => (p.exitCode !== null ? r(p.exitCode) : p.once('exit', (c) => r(c))));
+import { cli, exited, serveProcess as serve } from './helpers/cli.js';
 
 describe('reload without a restart', () => {
   let dir: string;

@@ -3,11 +3,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CLI } from './helpers/cli.js';
 import { startPlacesServer, errorCode, type TestServer } from './helpers/app.js';
 import { haversineMeters } from '../src/core/geo.js';
 
 const FIXTURES = join(__dirname, '..', '..', 'shared', 'fixtures');
-const CLI = ['--import', 'tsx', join(__dirname, 'helpers', 'run-cli.ts')];
 const AMMAN = { lat: 31.9539, lng: 35.9106 };
 
 type Pred = { place_id: string; name: string; address: string; lat: number; lng: number; distance_meters?: number };

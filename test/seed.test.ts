@@ -6,22 +6,14 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { pointToTile } from '@mapbox/tilebelt';
 import { loadImage } from '@napi-rs/canvas';
-import { run } from '../src/cli/main.js';
+import { CLI, cli } from './helpers/cli.js';
 import { startServer } from './helpers/app.js';
 import { tileToken } from './helpers/tiles.js';
 
-const CLI = ['--import', 'tsx', join(__dirname, 'helpers', 'run-cli.ts')];
 const MONACO_PBF = join(__dirname, '..', '..', 'shared', 'fixtures', 'monaco.osm.pbf');
 const BBOX = [7.405, 43.725, 7.44, 43.752] as const;
 /** A smaller area for the interruption tests, so resuming stays quick. */
 const SMALL = [7.415, 43.728, 7.435, 43.745] as const;
-
-async function cli(...args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await run(['node', 'svcmaps', ...args], { out: (t) => (out += t), err: (t) => (err += t), env: {} });
-  return { code, out, err };
-}
 
 /** Expected XYZ addresses for the bbox, by independent tile math (@mapbox/tilebelt). */
 function expected(z: number, b: readonly number[] = BBOX): Set<string> {

@@ -6,19 +6,12 @@ import { createServer, type AddressInfo } from 'node:net';
 import { createElement } from 'react';
 import { render } from 'ink-testing-library';
 import { EventEmitter } from 'node:events';
-import { run } from '../src/cli/main.js';
+import { cli } from './helpers/cli.js';
 import { makeSelftestCommand } from '../src/cli/selftest.js';
 import { SelftestView } from '../src/cli/ui/selftest-view.js';
 import type { SelftestReport } from '../src/ops/selftest/runner.js';
 import type { CheckState } from '../src/ops/selftest/types.js';
 import { startPlacesServer, type TestServer } from './helpers/app.js';
-
-async function cli(...args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await run(['node', 'svcmaps', ...args], { out: (t) => (out += t), err: (t) => (err += t), env: {} });
-  return { code, out, err };
-}
 
 const selftestTemps = () => readdirSync(tmpdir()).filter((n) => n.startsWith('svcmaps-selftest-')).length;
 
