@@ -26,7 +26,7 @@ const g = { n, first, head: head.subarray(0, m), ms: ms.subarray(0, m) };
 const t0 = performance.now();
 const ch = buildCH(g, { progress: (d, total, deg) => d % 100_000 === 0 && process.stderr.write(`  grid CH ${d}/${total} core degree ${deg.toFixed(1)} ${((performance.now() - t0) / 1000).toFixed(0)} s\n`) });
 const buildS = (performance.now() - t0) / 1000;
-const q = new CHQuery(ch), d = new BidiDijkstra(g);
+const q = new CHQuery(ch, ch.coreNodes), d = new BidiDijkstra(g);
 const pairs = Array.from({ length: 1000 }, () => [Math.floor(rnd() * n), Math.floor(rnd() * n)] as const);
 const chMs: number[] = [], djMs: number[] = [];
 let mismatches = 0;

@@ -24,8 +24,9 @@ export class BuiltinEngine implements RoutingEngine {
   private readonly check: CHQuery;
 
   constructor(readonly graph: RoadGraph, private readonly opts: BuiltinOptions) {
-    this.q = new CHQuery(graph);
-    this.check = new CHQuery(graph);
+    const core = graph.meta.stats.chCoreNodes ?? 0;
+    this.q = new CHQuery(graph, core);
+    this.check = new CHQuery(graph, core);
   }
 
   static load(file: string, opts: BuiltinOptions): BuiltinEngine {

@@ -148,7 +148,7 @@ export function buildCH(g: BaseGraph, opts: CHOptions = {}): CH {
     }
     const added = shortcut.length / 5;
     const removed = ins.length + outs.length;
-    return 2 * level[v]! + (removed ? added / removed + addedHops / removedHops : 0);
+    return level[v]! + (removed ? added / removed + addedHops / removedHops : 0);
   };
   const priority = simulate;
   const order = new FlatQueue<number>();

@@ -23,8 +23,15 @@ export class CHQuery {
   /** Nodes settled by both searches in the last `full` query (via-node candidates for alternatives). */
   readonly meetNodes: number[] = [];
 
-  constructor(private readonly ch: CHArrays) {
+  /** Ranks at or above this belong to the uncontracted core (see CHOptions.coreDegree). */
+  private readonly coreStart: number;
+  private readonly coreList: Uint32Array;
+
+  constructor(private readonly ch: CHArrays, coreNodes = 0) {
     const n = ch.rank.length;
+    this.coreStart = n - coreNodes;
+    this.coreList = new Uint32Array(coreNodes);
+    for (let v = 0, k = 0; v < n; v++) if (ch.rank[v]! >= this.coreStart) this.coreList[k++] = v;
     this.distF = new Float64Array(n); this.distB = new Float64Array(n);
     this.parF = new Int32Array(n); this.parB = new Int32Array(n);
     this.stF = new Uint32Array(n); this.stB = new Uint32Array(n);
@@ -60,6 +67,7 @@ export class CHQuery {
         const d = qF.peekValue()!, u = qF.pop()!;
         if (d > distF[u]!) continue;
         if (stB[u] === ep) { consider(u); if (full) this.meetNodes.push(u); }
+        if (ch.rank[u]! >= this.coreStart) continue; // core entry: expanded in phase 2
         for (let i = ch.upFirst[u]!; i < ch.upFirst[u + 1]!; i++) {
           const e = ch.upEdge[i]!, v = ch.chHead[e]!, nd = d + ch.chW[e]!;
           if (stF[v] !== ep || nd < distF[v]!) { stF[v] = ep; distF[v] = nd; parF[v] = e; qF.push(v, nd); }
@@ -68,13 +76,51 @@ export class CHQuery {
         const d = qB.peekValue()!, u = qB.pop()!;
         if (d > distB[u]!) continue;
         if (stF[u] === ep) { consider(u); if (full) this.meetNodes.push(u); }
+        if (ch.rank[u]! >= this.coreStart) continue;
         for (let i = ch.dnFirst[u]!; i < ch.dnFirst[u + 1]!; i++) {
           const e = ch.dnEdge[i]!, v = ch.chTail[e]!, nd = d + ch.chW[e]!;
           if (stB[v] !== ep || nd < distB[v]!) { stB[v] = ep; distB[v] = nd; parB[v] = e; qB.push(v, nd); }
         }
       }
     }
+    if (this.coreStart < ch.rank.length) {
+      const r = this.coreSearch(ep, best, meet);
+      best = r.best; meet = r.meet;
+    }
     return meet < 0 ? undefined : { meet, cost: best };
+  }
+
+  /**
+   * Phase 2 with a core: plain bidirectional Dijkstra inside the core (a flat graph, so the stronger stopping
+   * rule topF + topB >= best is valid there), seeded with every core node the upward searches reached.
+   */
+  private coreSearch(ep: number, best: number, meet: number): { best: number; meet: number } {
+    const { distF, distB, parF, parB, stF, stB, qF, qB, ch } = this;
+    qF.clear(); qB.clear();
+    for (const v of this.coreList) {
+      if (stF[v] === ep) qF.push(v, distF[v]!);
+      if (stB[v] === ep) qB.push(v, distB[v]!);
+    }
+    while (qF.length && qB.length && qF.peekValue()! + qB.peekValue()! < best) {
+      if (qF.length <= qB.length) {
+        const d = qF.peekValue()!, u = qF.pop()!;
+        if (d > distF[u]!) continue;
+        for (let i = ch.upFirst[u]!; i < ch.upFirst[u + 1]!; i++) {
+          const e = ch.upEdge[i]!, v = ch.chHead[e]!, nd = d + ch.chW[e]!;
+          if (stF[v] !== ep || nd < distF[v]!) { stF[v] = ep; distF[v] = nd; parF[v] = e; qF.push(v, nd); }
+          if (stB[v] === ep && nd + distB[v]! < best) { best = nd + distB[v]!; meet = v; }
+        }
+      } else {
+        const d = qB.peekValue()!, u = qB.pop()!;
+        if (d > distB[u]!) continue;
+        for (let i = ch.dnFirst[u]!; i < ch.dnFirst[u + 1]!; i++) {
+          const e = ch.dnEdge[i]!, v = ch.chTail[e]!, nd = d + ch.chW[e]!;
+          if (stB[v] !== ep || nd < distB[v]!) { stB[v] = ep; distB[v] = nd; parB[v] = e; qB.push(v, nd); }
+          if (stF[v] === ep && nd + distF[v]! < best) { best = nd + distF[v]!; meet = v; }
+        }
+      }
+    }
+    return { best, meet };
   }
 
   /** The source seed the forward search tree leads back to from v. */
