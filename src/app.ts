@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import type { PlacesService } from './places/types.js';
 import { DirectionsService } from './routing/directions.js';
 import { createRoutingEngine } from './routing/engine-factory.js';
+import { noGraphEngine } from './routing/no-graph.js';
 import type { RoutingEngine } from './routing/types.js';
 import { createTileStack } from './tiles/factory.js';
 import { TileStaticMap } from './render/staticmap.js';
@@ -183,6 +184,14 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
       placesIndex = next;
       if (old) reloads.retire(() => old.close());
       return `${next.count.toLocaleString('en-US')} places (generation ${next.generation})`;
+    });
+  }
+  if (!o.routing && config.routing.engine === 'builtin') {
+    reloads.register('roads', () => {
+      const next = createRoutingEngine(config.routing, dir.root, log);
+      if (next === noGraphEngine) return 'no road graph in the data directory; keeping the current engine';
+      directions.setEngine(next);
+      return `road graph ${next.version ?? ''}`.trim();
     });
   }
   let closed = false;

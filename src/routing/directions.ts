@@ -54,6 +54,11 @@ const lineString = (coordinates: Array<[number, number]>) => JSON.stringify({ ty
 export class DirectionsService {
   constructor(private readonly d: DirectionsDeps) {}
 
+  /** Swaps the engine (reload after an import). Cached routes are keyed by engine version, so none go stale. */
+  setEngine(engine: RoutingEngine): void {
+    this.d.engine = engine;
+  }
+
   async directions(r: DirectionsRequest) {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
