@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto';
+import { etagOf } from '../core/etag.js';
 import type { HttpReply, HttpRequest } from './types.js';
-
-export const etagOf = (body: Buffer | string): string => `"${createHash('sha1').update(body).digest('base64url').slice(0, 22)}"`;
 
 /** Strong ETag plus If-None-Match -> 304, so mobile clients revalidate static resources without re-downloading. */
 export function withEtag(req: HttpRequest, reply: HttpReply, known?: string): HttpReply {

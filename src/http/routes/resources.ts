@@ -29,19 +29,19 @@ export function register(router: Router, s: Services): void {
         const path = ctx.params.path!;
         const cut = path.lastIndexOf('/');
         // Everything before the last segment is the fontstack; a slash inside it is rejected by the store (400).
-        const bytes = cut < 0 ? s.glyphs.get('', path) : s.glyphs.get(path.slice(0, cut), path.slice(cut + 1));
+        const g = cut < 0 ? s.glyphs.get('', path) : s.glyphs.get(path.slice(0, cut), path.slice(cut + 1));
         return withEtag(ctx.req, {
           status: 200,
           headers: { 'Content-Type': 'application/x-protobuf', 'Cache-Control': GLYPH_CACHE },
-          body: bytes,
-        });
+          body: g.bytes,
+        }, g.etag);
       },
     },
     {
       method: 'GET', pattern: '/maps/v1/sprites/*name', surface: 'tile', tileFamily: true, binary: true,
       handler: (ctx) => {
         const sp = sprite(ctx.params.name!);
-        return withEtag(ctx.req, { status: 200, headers: { 'Content-Type': sp.type, 'Cache-Control': SPRITE_CACHE }, body: sp.body });
+        return withEtag(ctx.req, { status: 200, headers: { 'Content-Type': sp.type, 'Cache-Control': SPRITE_CACHE }, body: sp.body }, sp.etag);
       },
     },
   );
