@@ -24,6 +24,7 @@ export interface CH {
   chTail: Uint32Array;
   chHead: Uint32Array;
   chW: Uint32Array;
+  /** Shortcut children (CH edge ids); for an original edge chA = -1 - (graph edge id) and chB = -1. */
   chA: Int32Array;
   chB: Int32Array;
   upFirst: Uint32Array;

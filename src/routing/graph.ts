@@ -1,4 +1,5 @@
 import { readGraphFile, writeGraphFile } from './graph-file.js';
+import type { CHArrays } from './ch-build.js';
 
 export const GRAPH_FILE = 'roads.graph';
 
@@ -14,7 +15,7 @@ export const GRAPH_FILE = 'roads.graph';
  *   several copies of the same physical segment.
  * - The contraction hierarchy (ch*) is stored alongside; see ch-build.ts / ch-query.ts.
  */
-export interface RoadGraph {
+export interface RoadGraph extends CHArrays {
   meta: GraphMeta;
   lat: Float64Array;
   lon: Float64Array;
@@ -34,17 +35,6 @@ export interface RoadGraph {
   segTiny: Uint8Array;
   cellFirst: Uint32Array;
   cellSeg: Uint32Array;
-  rank: Uint32Array;
-  chTail: Uint32Array;
-  chHead: Uint32Array;
-  chW: Uint32Array;
-  /** Shortcut children (CH edge ids); for an original edge chA = -1 - (graph edge id) and chB = -1. */
-  chA: Int32Array;
-  chB: Int32Array;
-  upFirst: Uint32Array;
-  upEdge: Uint32Array;
-  dnFirst: Uint32Array;
-  dnEdge: Uint32Array;
 }
 
 export interface GraphMeta {
