@@ -1,7 +1,8 @@
 /**
- * The svcmaps app as the benchmark sees it: real config pipeline, real SQLite store in the data directory given as
- * argv[2] (the parent owns and removes it), production meter flush interval, a silent logger, 127.0.0.1 and a free
- * port. Limits are raised so the benchmark measures their cost, never their effect.
+ * The svcmaps app as the benchmarks see it: real config pipeline, real SQLite store in the data directory given as
+ * argv[2] (the parent owns and removes it), an optional hot-tier size in bytes as argv[3], production meter flush
+ * interval, a silent logger, 127.0.0.1 and a free port. Limits are raised so the benchmark measures their cost,
+ * never their effect.
  * Prints {"port", "apiKey"} on stdout when ready.
  */
 import { createApp } from '../src/app.js';
@@ -9,14 +10,15 @@ import { configWith } from '../src/config/load.js';
 import { silentLogger } from '../src/core/log.js';
 import { announce, stopWith } from './lifecycle.js';
 
-const dataDir = process.argv[2];
-if (!dataDir) throw new Error('usage: serve-app.ts <data-dir>');
+const [dataDir, memory] = process.argv.slice(2);
+if (!dataDir) throw new Error('usage: serve-app.ts <data-dir> [hot-tier-bytes]');
 
 const app = createApp(
   configWith({
     host: '127.0.0.1',
     port: 0,
     data_dir: dataDir,
+    ...(memory ? { cache: { memory_bytes: Number(memory) } } : {}),
     limits: { tile_ip_per_minute: 1_000_000_000 },
   }),
   { log: silentLogger },

@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     const warmSet = all.map((a) => `/maps/v1/tiles/${a.z}/${a.x}/${a.y}.png`);
     if (warmBytes < LRU_MB * 2 * 1e6) throw new Error(`warm set (${(warmBytes / 1e6).toFixed(1)} MB) must be well above the LRU (${LRU_MB} MB)`);
 
-    const app = await startProc('tiles-serve-app.ts', [data, String(LRU_MB * 1024 * 1024)]);
+    const app = await startProc('serve-app.ts', [data, String(LRU_MB * 1024 * 1024)]);
     procs.push(app);
     const tok = await token(app);
     const withTok = (ps: string[]) => ps.map((p) => `${p}?t=${tok}`);
@@ -120,7 +120,7 @@ async function main(): Promise<void> {
 
     // 3. Cold renders per zoom on an empty warm tier (render.db only).
     copyFileSync(join(data, 'render.db'), join(cold, 'render.db'));
-    const coldApp = await startProc('tiles-serve-app.ts', [cold, String(256 * 1024 * 1024)]);
+    const coldApp = await startProc('serve-app.ts', [cold, String(256 * 1024 * 1024)]);
     procs.push(coldApp);
     const ctok = await token(coldApp);
     const coldRows = [];
