@@ -23,7 +23,7 @@ describe('API keys', () => {
   beforeAll(async () => {
     s = await startServer({ auth: { jwt_secret: JWT_SECRET } }, { clock });
   });
-  afterAll(() => s.close());
+  afterAll(() => s?.close());
 
   it('issues cmk_live_ keys of 32 base64url characters and stores only their SHA-256', () => {
     const { id, key } = s.key();
@@ -83,7 +83,7 @@ describe('tile tokens', () => {
     s = await startServer({ auth: { jwt_secret: JWT_SECRET } }, { clock });
     key = s.key();
   });
-  afterAll(() => s.close());
+  afterAll(() => s?.close());
 
   it('mints an opaque base64url token that expires 24 h later and opens the tile family', async () => {
     const r = await fetch(s.url + '/maps/v1/tile-token', { method: 'POST', headers: { 'X-API-Key': key.key } });
@@ -154,7 +154,7 @@ describe('JWT bearer', () => {
   beforeAll(async () => {
     s = await startServer({ auth: { jwt_secret: JWT_SECRET } }, { clock });
   });
-  afterAll(() => s.close());
+  afterAll(() => s?.close());
   const q = '/maps/v1/autocomplete?q=doha';
 
   it('accepts a valid HS256 token on JSON endpoints and rejects forged, expired or alg-switched ones', async () => {

@@ -8,13 +8,13 @@ import { chromium, type Browser } from 'playwright-core';
 import { startServer, type TestServer } from './helpers/app.js';
 import { tileToken } from './helpers/tiles.js';
 import { renderImporter } from '../src/import/render-importer.js';
+import { MONACO_PBF } from './helpers/fixtures.js';
+import { needsSystem } from './helpers/system.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = join(__dirname, '..');
-const MONACO_PBF = join(ROOT, '..', 'shared', 'fixtures', 'monaco.osm.pbf');
 const OUT = join(ROOT, 'test-output');
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`browser test skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+const haveChromium = needsSystem('chromium', CHROMIUM, 'the MapLibre browser test');
 
 const freePort = () =>
   new Promise<number>((res) => {

@@ -38,7 +38,7 @@ describe('status and quotas over a live data directory', () => {
     await sleep(300); // meter and warm tile store flush
   });
   afterAll(async () => {
-    await s.close();
+    await s?.close();
     rmSync(data, { recursive: true, force: true });
   });
 

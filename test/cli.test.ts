@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { get } from 'node:https';
 import Database from 'better-sqlite3';
 import { cli, cliProcess, exited, serveProcess as serve } from './helpers/cli.js';
+import { needsSystem } from './helpers/system.js';
 
 describe('svcmaps keys', () => {
   let data: string;
@@ -98,7 +99,7 @@ describe('svcmaps serve', () => {
     }
   });
 
-  it('serves HTTPS natively with --tls-cert/--tls-key', async () => {
+  it.runIf(needsSystem('openssl', 'openssl', 'the TLS test'))('serves HTTPS natively with --tls-cert/--tls-key', async () => {
     const cert = join(data, 'cert.pem');
     const keyFile = join(data, 'key.pem');
     const gen = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', cert, '-days', '1', '-subj', '/CN=localhost'], { encoding: 'utf8' });

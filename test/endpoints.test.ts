@@ -23,7 +23,7 @@ describe('JSON endpoint validation and empty-engine answers', () => {
     s = await startServer({}, { tiles: noTiles, staticMaps: noStaticMaps });
     H = { 'X-API-Key': s.key().key };
   });
-  afterAll(() => s.close());
+  afterAll(() => s?.close());
 
   it('autocomplete: empty q is an immediate empty_query, otherwise the empty engine says empty', async () => {
     const e = (await (await s.get('/maps/v1/autocomplete?q=%20%20', H)).json()) as any;
@@ -153,7 +153,7 @@ describe('directions with an engine', () => {
     s = await startServer({ prefetch: { concurrency: 1, timeout_ms: 60_000 } }, { routing: engine, staticMaps: { render: async (_p, w, h) => { sizes.push([w, h]); return Buffer.from([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10]); } } });
     H = { 'X-API-Key': s.key().key };
   });
-  afterAll(() => s.close());
+  afterAll(() => s?.close());
   const at = (lat: number) => ({ origin_lat: lat, origin_lng: 35.91, dest_lat: 31.99, dest_lng: 35.87 });
 
   it('shape 1 carries routes, the primary duplicated, engine, served_at and maneuvers', async () => {

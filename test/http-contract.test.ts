@@ -22,7 +22,7 @@ describe('HTTP contract', () => {
     s = await startServer({ http: { request_timeout_ms: 400, body_limit_bytes: 4096 } }, { places: misbehaving });
     key = s.key().key;
   });
-  afterAll(() => s.close());
+  afterAll(() => s?.close());
 
   it('sends the security headers and a request id on success, error and bare responses', async () => {
     const responses = [
@@ -122,7 +122,7 @@ describe('engine switched off', () => {
   beforeAll(async () => {
     s = await startServer({ engine_enabled: false });
   });
-  afterAll(() => s.close());
+  afterAll(() => s?.close());
 
   it('answers every /maps/v1 route 503 MAPS_UNAVAILABLE and keeps health endpoints up', async () => {
     const key = s.key().key;

@@ -55,7 +55,7 @@ describe('limits over HTTP', () => {
       },
     );
   });
-  afterAll(() => s.close());
+  afterAll(() => s?.close());
 
   it('meters every request, tiles included, to its key in SQLite', async () => {
     const { id, key } = s.key();

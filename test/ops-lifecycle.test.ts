@@ -89,7 +89,7 @@ describe('graceful shutdown', () => {
     originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
   });
   afterAll(() => {
-    origin.close();
+    origin?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -58,7 +58,7 @@ describe('/metrics endpoints', () => {
     admin = s.key({ role: 'super_admin' }).key;
     user = s.key().key;
   });
-  afterAll(() => s.close());
+  afterAll(() => s?.close());
 
   const scrape = async () => {
     const r = await s.get('/admin/metrics', { 'X-API-Key': admin });

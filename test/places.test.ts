@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { CLI } from './helpers/cli.js';
 import { startPlacesServer, errorCode, type TestServer } from './helpers/app.js';
 import { haversineMeters } from '../src/core/geo.js';
+import { MONACO_PBF, OSM_FIXTURES } from './helpers/fixtures.js';
 
-const FIXTURES = join(__dirname, '..', '..', 'shared', 'fixtures');
 const AMMAN = { lat: 31.9539, lng: 35.9106 };
 
 type Pred = { place_id: string; name: string; address: string; lat: number; lng: number; distance_meters?: number };
@@ -140,7 +140,7 @@ describe('OSM imports through the CLI', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'svcmaps-import-'));
     for (const f of ['monaco.osm.pbf', 'egypt-osm-nodes.geojsonl.gz']) {
-      const r = spawnSync(process.execPath, [...CLI, 'import', join(FIXTURES, f), '--data', dir, '--only', 'places', '--json'], { encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [...CLI, 'import', join(OSM_FIXTURES, f), '--data', dir, '--only', 'places', '--json'], { encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
       const [summary] = JSON.parse(r.stdout);
       expect(summary.importer).toBe('places');
@@ -176,7 +176,7 @@ describe('OSM imports through the CLI', () => {
 
   it('re-running an import replaces that source instead of duplicating it', async () => {
     const before = (await (await s.get('/maps/v1/autocomplete?q=Casino&lat=43.739&lng=7.427', H)).json()) as any;
-    const r = spawnSync(process.execPath, [...CLI, 'import', join(FIXTURES, 'monaco.osm.pbf'), '--data', dir, '--only', 'places'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [...CLI, 'import', MONACO_PBF, '--data', dir, '--only', 'places'], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     const again = await startPlacesServer(dir);
     const k = again.key().key;

@@ -10,8 +10,8 @@ import { latToY, lngToX } from '../src/render/mercator.js';
 import { RenderStore } from '../src/render/store.js';
 import { TileRenderer } from '../src/render/tile-renderer.js';
 import { COLORS } from '../src/render/style.js';
+import { MONACO_PBF } from './helpers/fixtures.js';
 
-const MONACO_PBF = join(__dirname, '..', '..', 'shared', 'fixtures', 'monaco.osm.pbf');
 
 /** RGB of the pixel at lng/lat in the rendered z/scale tile that contains it. */
 async function pixelAt(r: TileRenderer, lng: number, lat: number, z: number): Promise<[number, number, number]> {
@@ -37,7 +37,7 @@ describe('render import and cartography checks', () => {
     store = RenderStore.inDataDir(data);
   }, 60_000);
   afterAll(() => {
-    store.close();
+    store?.close();
     rmSync(data, { recursive: true, force: true });
   });
 

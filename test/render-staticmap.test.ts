@@ -12,7 +12,7 @@ describe('staticmap', () => {
     s = await startServer();
     H = { 'X-API-Key': s.key().key };
   });
-  afterAll(() => s.close());
+  afterAll(() => s?.close());
 
   it('renders a PNG of the clamped size with the path drawn over stitched tiles', async () => {
     const r = await s.get(`/maps/v1/staticmap?path=${PATH}&w=400&h=200`, H);

@@ -13,7 +13,7 @@ describe('styles, glyphs, sprites, vector', () => {
     const r = await fetch(s.url + '/maps/v1/tile-token', { method: 'POST', headers: { 'X-API-Key': key } });
     token = ((await r.json()) as { data: { token: string } }).data.token;
   });
-  afterAll(() => s.close());
+  afterAll(() => s?.close());
 
   it('generates raster-nav with the token on its URLs, 256 px @2x tiles, CORS and private caching', async () => {
     const r = await s.get(`/maps/v1/style/raster-nav?t=${token}&token=${token}`);

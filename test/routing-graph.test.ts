@@ -13,6 +13,7 @@ import { BidiDijkstra } from '../src/routing/dijkstra.js';
 import { GRAPH_FILE, loadGraph } from '../src/routing/graph.js';
 import { sourceSeeds, targetSeeds } from '../src/routing/path.js';
 import { snapPoint } from '../src/routing/snap.js';
+import { LIECHTENSTEIN_PBF } from './helpers/fixtures.js';
 
 describe('car profile', () => {
   it('parses maxspeed in km/h and mph; zone values fall back to the class default', () => {
@@ -131,7 +132,7 @@ describe('contraction hierarchy', () => {
   it('on the Liechtenstein import: CH equals Dijkstra, the file is written atomically', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svcmaps-li-'));
     try {
-      const file = join(__dirname, '..', '..', 'shared', 'fixtures', 'liechtenstein-2013-08-03.osm.pbf');
+      const file = LIECHTENSTEIN_PBF;
       const summary = await roadsImporter.run(file, dir, () => {}, new AbortController().signal);
       expect(summary.counts.edges).toBeGreaterThan(10_000);
       expect(readdirSync(dir)).toEqual([GRAPH_FILE]); // no temp file left behind

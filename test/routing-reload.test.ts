@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type TestServer } from './helpers/app.js';
 import { roadsImporter } from '../src/import/roads-importer.js';
+import { MONACO_PBF } from './helpers/fixtures.js';
 
-const MONACO = join(__dirname, '..', '..', 'shared', 'fixtures', 'monaco.osm.pbf');
 
 describe('road graph reload', () => {
   let dir: string;
@@ -24,7 +24,7 @@ describe('road graph reload', () => {
     const body = { origin_lat: 43.7384, origin_lng: 7.4246, dest_lat: 43.745, dest_lng: 7.433 };
     const before = (await (await s.post('/maps/v1/directions', body, H)).json()) as any;
     expect(before.data.source).toBe('server_straight');
-    await roadsImporter.run(MONACO, dir, () => undefined, new AbortController().signal);
+    await roadsImporter.run(MONACO_PBF, dir, () => undefined, new AbortController().signal);
     const results = await s.app.reload();
     expect(results.find((r) => r.name === 'roads')).toMatchObject({ ok: true });
     const after = (await (await s.post('/maps/v1/directions', body, H)).json()) as any;

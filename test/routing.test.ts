@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haversineMeters } from '../src/core/geo.js';
 import { GRAPH_FILE, loadGraph, type RoadGraph } from '../src/routing/graph.js';
 import { errorCode, startServer, type TestServer } from './helpers/app.js';
+import { MONACO_PBF } from './helpers/fixtures.js';
 
 // Real data through the real CLI and HTTP server: the Monaco extract (© OpenStreetMap contributors, ODbL).
-const MONACO = join(__dirname, '..', '..', 'shared', 'fixtures', 'monaco.osm.pbf');
 const CLI = ['--import', 'tsx', join(__dirname, 'helpers', 'run-cli.ts')];
 
 let dataDir: string;
@@ -22,7 +22,7 @@ const key = (c: number[]) => `${c[0]},${c[1]}`;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'svcmaps-routing-'));
-  const r = spawnSync(process.execPath, [...CLI, 'import', MONACO, '--data', dataDir, '--only', 'roads', '--json'], { encoding: 'utf8', env: { ...process.env, SVCMAPS_DATA: '' } });
+  const r = spawnSync(process.execPath, [...CLI, 'import', MONACO_PBF, '--data', dataDir, '--only', 'roads', '--json'], { encoding: 'utf8', env: { ...process.env, SVCMAPS_DATA: '' } });
   if (r.status !== 0) throw new Error(`import failed (${r.status}): ${r.stderr}`);
   summary = JSON.parse(r.stdout);
   g = loadGraph(join(dataDir, GRAPH_FILE));

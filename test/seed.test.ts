@@ -9,8 +9,8 @@ import { loadImage } from '@napi-rs/canvas';
 import { CLI, cli } from './helpers/cli.js';
 import { startServer } from './helpers/app.js';
 import { tileToken } from './helpers/tiles.js';
+import { MONACO_PBF } from './helpers/fixtures.js';
 
-const MONACO_PBF = join(__dirname, '..', '..', 'shared', 'fixtures', 'monaco.osm.pbf');
 const BBOX = [7.405, 43.725, 7.44, 43.752] as const;
 /** A smaller area for the interruption tests, so resuming stays quick. */
 const SMALL = [7.415, 43.728, 7.435, 43.745] as const;

@@ -79,7 +79,7 @@ describe('svcmaps selftest against a running server', () => {
     s = await startPlacesServer(data);
   });
   afterAll(async () => {
-    await s.close();
+    await s?.close();
     rmSync(data, { recursive: true, force: true });
   });
 

@@ -41,8 +41,8 @@ describe('tile origins: upstream XYZ and another MBTiles', () => {
     base = `http://127.0.0.1:${(up.srv.address() as { port: number }).port}`;
   });
   afterAll(() => {
-    up.srv.closeAllConnections();
-    up.srv.close();
+    up?.srv.closeAllConnections();
+    up?.srv.close();
   });
 
   const origin = (kind: string, extra: Partial<ConstructorParameters<typeof XyzOrigin>[0]> = {}) =>

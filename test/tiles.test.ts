@@ -21,7 +21,7 @@ describe('tiles: tiers, formats, sizes, conditional requests', () => {
     t = await tileToken(s);
   });
   afterAll(async () => {
-    await s.close();
+    await s?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -113,8 +113,8 @@ describe('tiles: origin failures, stand-ins and 404', () => {
     t = await tileToken(s);
   });
   afterAll(async () => {
-    stack.close();
-    await s.close();
+    stack?.close();
+    await s?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
