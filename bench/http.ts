@@ -177,7 +177,14 @@ function startServer(kind: 'app' | 'bare', args: string[], env: NodeJS.ProcessEn
         return reject(new Error(`${kind} server printed something other than its ready line: ${line}`));
       }
       child.stdout!.resume(); // keep draining in case it prints more
-      resolvePromise({ kind, port: ready.port, ready, startupMs: performance.now() - started, cpuMs: () => processCpuMs(child.pid), stop });
+      resolvePromise({
+        kind,
+        port: ready.port,
+        ready,
+        startupMs: performance.now() - started,
+        cpuMs: () => processCpuMs(child.pid),
+        stop,
+      });
     });
   });
 }
@@ -187,7 +194,10 @@ async function startApp(dataRoot: string, n: number): Promise<{ server: Server; 
   const server = await startServer('app', [dataDir]);
   const apiKey = server.ready.apiKey;
   if (!apiKey) throw new Error('app server did not report an API key');
-  const res = await fetch(`http://${HOST}:${server.port}/maps/v1/tile-token`, { method: 'POST', headers: { 'X-API-Key': apiKey } });
+  const res = await fetch(`http://${HOST}:${server.port}/maps/v1/tile-token`, {
+    method: 'POST',
+    headers: { 'X-API-Key': apiKey },
+  });
   const body = (await res.json()) as { data?: { token?: string } };
   const token = body.data?.token;
   if (res.status !== 200 || !token) throw new Error(`tile-token mint failed: ${res.status} ${JSON.stringify(body)}`);
@@ -218,7 +228,9 @@ function rawGet(port: number, path: string, headers: Record<string, string>): Pr
     };
     sock.on('error', fail);
     sock.on('connect', () => {
-      const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+      const extra = Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('');
       sock.write(`GET ${path} HTTP/1.1\r\nHost: ${HOST}:${port}\r\n${extra}\r\n`);
     });
     sock.on('data', (d) => {
@@ -308,7 +320,9 @@ async function cannon(server: Server, targets: Target[], durationS: number, what
   const instance = autocannon({
     url: `http://${HOST}:${server.port}${targets[0]!.path}`,
     headers: targets[0]!.headers,
-    ...(targets.length > 1 ? { requests: targets.map((t) => ({ method: 'GET', path: t.path, headers: t.headers })) } : {}),
+    ...(targets.length > 1
+      ? { requests: targets.map((t) => ({ method: 'GET', path: t.path, headers: t.headers })) }
+      : {}),
     connections: SETTINGS.connections,
     pipelining: SETTINGS.pipelining,
     duration: durationS,
@@ -393,12 +407,16 @@ async function main(): Promise<void> {
       `${SETTINGS.connections} connections, pipelining ${SETTINGS.pipelining}; per server start a ${SETTINGS.warmupS} s ` +
       `warm-up over all cases, then ${SETTINGS.durationS} s measured per case (~${Math.round(estimate)} s of load)`,
   );
-  console.log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), servers in child processes, load here\n`);
+  console.log(
+    `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), servers in child processes, load here\n`,
+  );
 
   const dataRoot = mkdtempSync(join(tmpdir(), 'svcmaps-bench-'));
   tempDirs.add(dataRoot);
 
-  const runs: Record<string, { app: RunResult[]; bare: RunResult[] }> = Object.fromEntries(CASES.map((c) => [c.id, { app: [], bare: [] }]));
+  const runs: Record<string, { app: RunResult[]; bare: RunResult[] }> = Object.fromEntries(
+    CASES.map((c) => [c.id, { app: [], bare: [] }]),
+  );
   const startups: { app: number[]; bare: number[] } = { app: [], bare: [] };
   let captured: { raw: Map<string, RawResponse>; spec: BareRoute[] } | undefined;
   // The bare server is sent the very same request bytes as the app before it (it ignores the credentials).
@@ -427,7 +445,10 @@ async function main(): Promise<void> {
         server = await startServer('bare', [], { BENCH_BARE_SPEC: JSON.stringify(captured!.spec) });
         if (round === 1) {
           for (const c of CASES) {
-            const diff = sameBytes(captured!.raw.get(c.id)!, await rawGet(server.port, c.path(creds), c.headers(creds)));
+            const diff = sameBytes(
+              captured!.raw.get(c.id)!,
+              await rawGet(server.port, c.path(creds), c.headers(creds)),
+            );
             if (diff) throw new Error(`bare server does not mirror the app for ${c.route}: ${diff}`);
           }
         }
@@ -441,7 +462,10 @@ async function main(): Promise<void> {
           process.stdout.write(`  ${what.padEnd(28)} `);
           const r = await cannon(server, [targets[i]!], SETTINGS.durationS, what);
           runs[c.id]![kind].push(r);
-          const cpu = r.serverCpuUsPerReq === undefined ? '' : `  server ${r.serverCpuUsPerReq.toFixed(0)} us CPU/req (${r.serverCpuPct!.toFixed(0)}%)`;
+          const cpu =
+            r.serverCpuUsPerReq === undefined
+              ? ''
+              : `  server ${r.serverCpuUsPerReq.toFixed(0)} us CPU/req (${r.serverCpuPct!.toFixed(0)}%)`;
           console.log(
             `${fmtInt(r.reqPerSec).padStart(7)} req/s  p50 ${fmtMs(r.latencyMs.p50)} ms  p99 ${fmtMs(r.latencyMs.p99)} ms${cpu}  ` +
               `client ${r.clientCpuPct.toFixed(0)}%`,
@@ -458,7 +482,10 @@ async function main(): Promise<void> {
   for (const c of CASES) {
     const a = median(runs[c.id]!.app.map((r) => r.bytesPerResponse));
     const b = median(runs[c.id]!.bare.map((r) => r.bytesPerResponse));
-    if (Math.abs(a - b) > 2) throw new Error(`${c.id}: app sends ${a.toFixed(1)} B/response, bare ${b.toFixed(1)}; not a like-for-like comparison`);
+    if (Math.abs(a - b) > 2)
+      throw new Error(
+        `${c.id}: app sends ${a.toFixed(1)} B/response, bare ${b.toFixed(1)}; not a like-for-like comparison`,
+      );
   }
 
   const summary = CASES.map((c) => {
@@ -510,13 +537,20 @@ async function main(): Promise<void> {
   const allUnder = goalCases.every((s) => s.overhead < GOAL_OVERHEAD);
   const verdict =
     `Goal: auth+limits+metering overhead under ${pct(GOAL_OVERHEAD)} vs bare uWS - ` +
-    goalCases.map((s) => `case ${s.label.split(' ')[0]} (${s.case}) ${pct(s.overhead)} ${s.overhead < GOAL_OVERHEAD ? 'UNDER' : 'OVER'}`).join('; ') +
+    goalCases
+      .map(
+        (s) =>
+          `case ${s.label.split(' ')[0]} (${s.case}) ${pct(s.overhead)} ${s.overhead < GOAL_OVERHEAD ? 'UNDER' : 'OVER'}`,
+      )
+      .join('; ') +
     ` => ${allUnder ? 'MET' : 'NOT MET'}`;
 
   const livez = summary.find((s) => s.case === 'livez')!;
   const vsLivez = goalCases.map((s) => `${s.case} ${pct(1 - s.app.reqPerSec / livez.app.reqPerSec)}`).join(', ');
 
-  console.log(`\nMedians of ${SETTINGS.rounds} rounds (${SETTINGS.durationS} s measured each), every measured request answered 200:\n`);
+  console.log(
+    `\nMedians of ${SETTINGS.rounds} rounds (${SETTINGS.durationS} s measured each), every measured request answered 200:\n`,
+  );
   console.log(table(rows));
   const us = (x: number | undefined) => (x === undefined ? 'n/a' : x.toFixed(1));
   if (summary.some((s) => s.app.serverCpuUsPerReq !== undefined)) {
@@ -565,7 +599,9 @@ async function main(): Promise<void> {
       2,
     ) + '\n',
   );
-  console.log(`\nwrote ${join('bench', 'results', `http-${stamp}.json`)} (${((performance.now() - t0) / 1000).toFixed(0)} s total)`);
+  console.log(
+    `\nwrote ${join('bench', 'results', `http-${stamp}.json`)} (${((performance.now() - t0) / 1000).toFixed(0)} s total)`,
+  );
 }
 
 main().then(

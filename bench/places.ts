@@ -18,15 +18,41 @@ import { reverse } from '../src/places/reverse.js';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const FIXTURE = join(HERE, '..', '..', 'shared', 'fixtures', 'egypt-osm-nodes.geojsonl.gz');
 const NAMES: Array<[string, number, number]> = [
-  ['Amman', 31.95, 35.91], ['Irbid', 32.55, 35.85], ['Zarqa', 32.07, 36.09], ['Madaba', 31.72, 35.79], ['Aqaba', 29.53, 35.0],
-  ['Doha', 25.29, 51.53], ['Riyadh', 24.69, 46.72], ['Jeddah', 21.54, 39.17], ['Dubai', 25.2, 55.27], ['Sharjah', 25.34, 55.42],
-  ['Cairo', 30.04, 31.24], ['Giza', 30.01, 31.21], ['Alexandria', 31.2, 29.92], ['Zamalek', 30.06, 31.22], ['Pharmacy', 30.05, 31.24],
-  ['عمّان', 31.95, 35.91], ['إربد', 32.55, 35.85], ['الزرقاء', 32.07, 36.09], ['الدوحة', 25.29, 51.53], ['الرياض', 24.69, 46.72],
-  ['جدة', 21.54, 39.17], ['دبي', 25.2, 55.27], ['القاهرة', 30.04, 31.24], ['الجيزة', 30.01, 31.21], ['الإسكندرية', 31.2, 29.92],
-  ['صيدلية', 30.05, 31.24], ['مستشفى', 30.05, 31.24], ['مسجد', 30.05, 31.24], ['مدرسة', 31.2, 29.92], ['الزمالك', 30.06, 31.22],
+  ['Amman', 31.95, 35.91],
+  ['Irbid', 32.55, 35.85],
+  ['Zarqa', 32.07, 36.09],
+  ['Madaba', 31.72, 35.79],
+  ['Aqaba', 29.53, 35.0],
+  ['Doha', 25.29, 51.53],
+  ['Riyadh', 24.69, 46.72],
+  ['Jeddah', 21.54, 39.17],
+  ['Dubai', 25.2, 55.27],
+  ['Sharjah', 25.34, 55.42],
+  ['Cairo', 30.04, 31.24],
+  ['Giza', 30.01, 31.21],
+  ['Alexandria', 31.2, 29.92],
+  ['Zamalek', 30.06, 31.22],
+  ['Pharmacy', 30.05, 31.24],
+  ['عمّان', 31.95, 35.91],
+  ['إربد', 32.55, 35.85],
+  ['الزرقاء', 32.07, 36.09],
+  ['الدوحة', 25.29, 51.53],
+  ['الرياض', 24.69, 46.72],
+  ['جدة', 21.54, 39.17],
+  ['دبي', 25.2, 55.27],
+  ['القاهرة', 30.04, 31.24],
+  ['الجيزة', 30.01, 31.21],
+  ['الإسكندرية', 31.2, 29.92],
+  ['صيدلية', 30.05, 31.24],
+  ['مستشفى', 30.05, 31.24],
+  ['مسجد', 30.05, 31.24],
+  ['مدرسة', 31.2, 29.92],
+  ['الزمالك', 30.06, 31.22],
 ];
 /** Every prefix of every name, as a user types it. */
-const QUERIES = NAMES.flatMap(([n, lat, lng]) => [...n].map((_, i) => ({ q: [...n].slice(0, i + 1).join(''), lat, lng })));
+const QUERIES = NAMES.flatMap(([n, lat, lng]) =>
+  [...n].map((_, i) => ({ q: [...n].slice(0, i + 1).join(''), lat, lng })),
+);
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -50,7 +76,22 @@ async function main() {
   try {
     await ensurePlacesDb(data);
     const t0 = performance.now();
-    const imp = spawnSync(process.execPath, ['--import', 'tsx', join(HERE, '..', 'test', 'helpers', 'run-cli.ts'), 'import', FIXTURE, '--data', data, '--only', 'places', '--json'], { encoding: 'utf8' });
+    const imp = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(HERE, '..', 'test', 'helpers', 'run-cli.ts'),
+        'import',
+        FIXTURE,
+        '--data',
+        data,
+        '--only',
+        'places',
+        '--json',
+      ],
+      { encoding: 'utf8' },
+    );
     if (imp.status !== 0) throw new Error(`import failed: ${imp.stderr}`);
     const importS = (performance.now() - t0) / 1000;
 
@@ -59,7 +100,13 @@ async function main() {
     for (let round = 0; round < 2; round++) {
       for (const { q, lat, lng } of QUERIES) {
         const t = performance.now();
-        search(index, { q, bias: { lat, lng }, biasGiven: true, country: 'jo', locale: /[\u0600-\u06FF]/.test(q) ? 'ar' : 'en' });
+        search(index, {
+          q,
+          bias: { lat, lng },
+          biasGiven: true,
+          country: 'jo',
+          locale: /[\u0600-\u06FF]/.test(q) ? 'ar' : 'en',
+        });
         if (round === 1) inproc.push(performance.now() - t);
       }
     }
@@ -72,7 +119,9 @@ async function main() {
     const places = index.count;
     index.close();
 
-    const p = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'serve-app.ts'), data], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const p = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'serve-app.ts'), data], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     child.p = p;
     const ready = await new Promise<{ port: number; apiKey: string }>((res, rej) => {
       p.stdout!.once('data', (d) => res(JSON.parse(String(d))));
@@ -92,35 +141,65 @@ async function main() {
     for (let i = 0; i < 1000; i++) livez.push(await timed(`${base}/livez`));
     // Warm the server's code paths (not its caches: these bias points are never measured), then measure each typed
     // prefix at three bias points ~3 km apart, so every measured request is a cache miss.
-    for (const { q, lat, lng } of QUERIES) await timed(`${base}/maps/v1/autocomplete?q=${encodeURIComponent(q)}&lat=${lat + 1}&lng=${lng + 1}`, { headers: H });
+    for (const { q, lat, lng } of QUERIES)
+      await timed(`${base}/maps/v1/autocomplete?q=${encodeURIComponent(q)}&lat=${lat + 1}&lng=${lng + 1}`, {
+        headers: H,
+      });
     const ac: number[] = [];
     for (const shift of [0, 0.03, 0.06]) {
       for (const { q, lat, lng } of QUERIES) {
-        ac.push(await timed(`${base}/maps/v1/autocomplete?q=${encodeURIComponent(q)}&lat=${lat + shift}&lng=${lng}`, { headers: H }));
+        ac.push(
+          await timed(`${base}/maps/v1/autocomplete?q=${encodeURIComponent(q)}&lat=${lat + shift}&lng=${lng}`, {
+            headers: H,
+          }),
+        );
       }
     }
     for (const pt of randomPoints(300)) {
-      await timed(`${base}/maps/v1/reverse`, { method: 'POST', headers: { ...H, 'Content-Type': 'application/json' }, body: JSON.stringify(pt) });
+      await timed(`${base}/maps/v1/reverse`, {
+        method: 'POST',
+        headers: { ...H, 'Content-Type': 'application/json' },
+        body: JSON.stringify(pt),
+      });
     }
     const rev: number[] = [];
     for (const pt of randomPoints(1000)) {
-      rev.push(await timed(`${base}/maps/v1/reverse`, { method: 'POST', headers: { ...H, 'Content-Type': 'application/json' }, body: JSON.stringify(pt) }));
+      rev.push(
+        await timed(`${base}/maps/v1/reverse`, {
+          method: 'POST',
+          headers: { ...H, 'Content-Type': 'application/json' },
+          body: JSON.stringify(pt),
+        }),
+      );
     }
     // Throughput: the typed prefixes again (now partly cached, as in real traffic), 8 connections, 8 s.
-    const requests = QUERIES.map(({ q, lat, lng }) => ({ method: 'GET' as const, path: `/maps/v1/autocomplete?q=${encodeURIComponent(q)}&lat=${lat}&lng=${lng}&country=eg`, headers: H }));
+    const requests = QUERIES.map(({ q, lat, lng }) => ({
+      method: 'GET' as const,
+      path: `/maps/v1/autocomplete?q=${encodeURIComponent(q)}&lat=${lat}&lng=${lng}&country=eg`,
+      headers: H,
+    }));
     const tp = await autocannon({ url: base, connections: 8, duration: 8, requests });
     const rows = [
-      ['import egypt-osm-nodes.geojsonl.gz (CLI, incl. index rebuild)', `${importS.toFixed(1)} s (goal < 20 s); index now holds ${places} places`],
+      [
+        'import egypt-osm-nodes.geojsonl.gz (CLI, incl. index rebuild)',
+        `${importS.toFixed(1)} s (goal < 20 s); index now holds ${places} places`,
+      ],
       ['autocomplete, in-process engine', fmt(inproc)],
       ['reverse, in-process engine', fmt(revIn)],
       ['GET /livez over HTTP (floor)', fmt(livez)],
       ['autocomplete over HTTP, distinct prefixes', `${fmt(ac)}  (goal p99 < 10 ms)`],
       ['reverse over HTTP, distinct points', `${fmt(rev)}  (goal p99 < 5 ms)`],
-      ['autocomplete throughput, 8 connections', `${Math.round(tp.requests.average)} req/s, non-2xx ${tp.non2xx}, latency p50 ${tp.latency.p50} ms p99 ${tp.latency.p99} ms`],
+      [
+        'autocomplete throughput, 8 connections',
+        `${Math.round(tp.requests.average)} req/s, non-2xx ${tp.non2xx}, latency p50 ${tp.latency.p50} ms p99 ${tp.latency.p99} ms`,
+      ],
     ];
     for (const [k, v] of rows) console.log(`${k.padEnd(62)} ${v}`);
     mkdirSync(join(HERE, 'results'), { recursive: true });
-    writeFileSync(join(HERE, 'results', `places-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ importS, places, inproc, revIn, livez, ac, rev, throughput: tp.requests }, null, 1));
+    writeFileSync(
+      join(HERE, 'results', `places-${new Date().toISOString().replace(/[:.]/g, '-')}.json`),
+      JSON.stringify({ importS, places, inproc, revIn, livez, ac, rev, throughput: tp.requests }, null, 1),
+    );
   } finally {
     cleanup();
   }

@@ -8,12 +8,16 @@ import { CHQuery } from '../src/routing/ch-query.js';
 import { BidiDijkstra } from '../src/routing/dijkstra.js';
 import { pct, prng } from './routing-stats.js';
 
-const W = Number(process.argv[2] ?? 1000), n = W * W;
+const W = Number(process.argv[2] ?? 1000),
+  n = W * W;
 const rnd = prng(3);
-const first = new Uint32Array(n + 1), head = new Uint32Array(4 * n), ms = new Uint32Array(4 * n);
+const first = new Uint32Array(n + 1),
+  head = new Uint32Array(4 * n),
+  ms = new Uint32Array(4 * n);
 let m = 0;
 for (let u = 0; u < n; u++) {
-  const r = Math.floor(u / W), c = u % W;
+  const r = Math.floor(u / W),
+    c = u % W;
   for (const v of [c + 1 < W ? u + 1 : -1, c > 0 ? u - 1 : -1, r + 1 < W ? u + W : -1, r > 0 ? u - W : -1]) {
     if (v < 0) continue;
     head[m] = v;
@@ -24,11 +28,19 @@ for (let u = 0; u < n; u++) {
 }
 const g = { n, first, head: head.subarray(0, m), ms: ms.subarray(0, m) };
 const t0 = performance.now();
-const ch = buildCH(g, { progress: (d, total, deg) => d % 100_000 === 0 && process.stderr.write(`  grid CH ${d}/${total} core degree ${deg.toFixed(1)} ${((performance.now() - t0) / 1000).toFixed(0)} s\n`) });
+const ch = buildCH(g, {
+  progress: (d, total, deg) =>
+    d % 100_000 === 0 &&
+    process.stderr.write(
+      `  grid CH ${d}/${total} core degree ${deg.toFixed(1)} ${((performance.now() - t0) / 1000).toFixed(0)} s\n`,
+    ),
+});
 const buildS = (performance.now() - t0) / 1000;
-const q = new CHQuery(ch, ch.coreNodes), d = new BidiDijkstra(g);
+const q = new CHQuery(ch, ch.coreNodes),
+  d = new BidiDijkstra(g);
 const pairs = Array.from({ length: 1000 }, () => [Math.floor(rnd() * n), Math.floor(rnd() * n)] as const);
-const chMs: number[] = [], djMs: number[] = [];
+const chMs: number[] = [],
+  djMs: number[] = [];
 let mismatches = 0;
 pairs.forEach(([s, t], i) => {
   let t1 = performance.now();
@@ -41,7 +53,19 @@ pairs.forEach(([s, t], i) => {
     if (a !== b) mismatches++;
   }
 });
-process.stdout.write(JSON.stringify({
-  nodes: n, edges: m, chEdges: ch.chHead.length, coreNodes: ch.coreNodes, buildS, peakRssMb: process.resourceUsage().maxRSS / 1024,
-  chP50: pct(chMs, 50), chP99: pct(chMs, 99), dijkstraP50: pct(djMs, 50), dijkstraP99: pct(djMs, 99), mismatches, dijkstraQueries: djMs.length,
-}) + '\n');
+process.stdout.write(
+  JSON.stringify({
+    nodes: n,
+    edges: m,
+    chEdges: ch.chHead.length,
+    coreNodes: ch.coreNodes,
+    buildS,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    chP50: pct(chMs, 50),
+    chP99: pct(chMs, 99),
+    dijkstraP50: pct(djMs, 50),
+    dijkstraP99: pct(djMs, 99),
+    mismatches,
+    dijkstraQueries: djMs.length,
+  }) + '\n',
+);

@@ -8,4 +8,10 @@ const [file, dir] = process.argv.slice(2);
 if (!file || !dir) throw new Error('usage: routing-import.ts <file.osm.pbf> <data-dir>');
 const t0 = performance.now();
 const s = await roadsImporter.run(file, dir, () => {}, new AbortController().signal);
-process.stdout.write(JSON.stringify({ seconds: (performance.now() - t0) / 1000, peakRssMb: process.resourceUsage().maxRSS / 1024, counts: s.counts }) + '\n');
+process.stdout.write(
+  JSON.stringify({
+    seconds: (performance.now() - t0) / 1000,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    counts: s.counts,
+  }) + '\n',
+);

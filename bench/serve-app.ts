@@ -25,6 +25,11 @@ const app = createApp(
 );
 stopWith(() => app.close());
 
-const key = app.services.keyAdmin.create({ name: 'bench', plan: 'bench', perMinute: 100_000_000, daily: 1_000_000_000 });
+const key = app.services.keyAdmin.create({
+  name: 'bench',
+  plan: 'bench',
+  perMinute: 100_000_000,
+  daily: 1_000_000_000,
+});
 const server = await app.listen();
 announce({ port: server.port, apiKey: key.key });

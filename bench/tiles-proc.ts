@@ -22,7 +22,11 @@ export interface Proc {
 }
 
 export function startProc(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Proc> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, script), ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, script), ...args], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   children.add(child);
   const exited = new Promise<void>((r) => child.once('exit', () => (children.delete(child), r())));
   return new Promise((res, rej) => {
@@ -40,7 +44,8 @@ export function startProc(script: string, args: string[], env: NodeJS.ProcessEnv
           const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
           return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime in clock ticks (USER_HZ = 100)
         },
-        rssMb: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024,
+        rssMb: () =>
+          Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024,
         stop: async () => {
           child.kill('SIGTERM');
           await exited;
@@ -52,10 +57,17 @@ export function startProc(script: string, args: string[], env: NodeJS.ProcessEnv
 
 /** Runs the CLI to completion in a child process; resolves with stdout. */
 export function runCli(args: string[]): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/helpers/run-cli.ts'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/helpers/run-cli.ts'), ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (err += d));
-  return new Promise((res, rej) => child.once('exit', (code) => (code === 0 ? res(out) : rej(new Error(`svcmaps ${args[0]} failed (${code}): ${err.slice(-500)}`)))));
+  return new Promise((res, rej) =>
+    child.once('exit', (code) =>
+      code === 0 ? res(out) : rej(new Error(`svcmaps ${args[0]} failed (${code}): ${err.slice(-500)}`)),
+    ),
+  );
 }

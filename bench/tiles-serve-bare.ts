@@ -14,7 +14,9 @@ const file = process.argv[2];
 if (!file) throw new Error('usage: tiles-serve-bare.ts <file.mbtiles>');
 const db = new Database(file, { readonly: true });
 const tiles = new Map<string, { body: Buffer; etag: string }>();
-for (const r of db.prepare('SELECT zoom_level z, tile_column x, tile_row row, tile_data d FROM tiles').iterate() as Iterable<{ z: number; x: number; row: number; d: Buffer }>) {
+for (const r of db
+  .prepare('SELECT zoom_level z, tile_column x, tile_row row, tile_data d FROM tiles')
+  .iterate() as Iterable<{ z: number; x: number; row: number; d: Buffer }>) {
   const etag = `"${createHash('sha1').update(r.d).digest('base64url').slice(0, 22)}"`;
   tiles.set(`/maps/v1/tiles/${r.z}/${r.x}/${2 ** r.z - 1 - r.row}.png`, { body: r.d, etag });
 }

@@ -17,8 +17,10 @@ function readMo(buf) {
   const transOff = u32(16);
   const entries = [];
   for (let i = 0; i < n; i++) {
-    const ol = u32(origOff + i * 8), oo = u32(origOff + i * 8 + 4);
-    const tl = u32(transOff + i * 8), to = u32(transOff + i * 8 + 4);
+    const ol = u32(origOff + i * 8),
+      oo = u32(origOff + i * 8 + 4);
+    const tl = u32(transOff + i * 8),
+      to = u32(transOff + i * 8 + 4);
     entries.push([buf.toString('utf8', oo, oo + ol), buf.toString('utf8', to, to + tl)]);
   }
   return entries;
@@ -29,5 +31,10 @@ const rows = readMo(readFileSync(MO))
   .map(([id, name]) => [id, name.replace(/[\u200e\u200f\u202a-\u202e]/g, '').trim()])
   .filter(([, name]) => name && ARABIC.test(name) && !/[\t\n]/.test(name))
   .sort((a, b) => Number(a[0]) - Number(b[0]));
-writeFileSync(OUT, '# GeoNames id\tArabic name. From GeoNames (https://www.geonames.org), CC BY 4.0, via Debian libgeonames-common.\n' + rows.map((r) => r.join('\t')).join('\n') + '\n');
+writeFileSync(
+  OUT,
+  '# GeoNames id\tArabic name. From GeoNames (https://www.geonames.org), CC BY 4.0, via Debian libgeonames-common.\n' +
+    rows.map((r) => r.join('\t')).join('\n') +
+    '\n',
+);
 console.log(`wrote ${rows.length} Arabic names to ${OUT.pathname}`);

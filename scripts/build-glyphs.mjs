@@ -93,9 +93,7 @@ function writeLicence() {
     return { copyright: t.slice(0, nl), body: t.slice(nl + 1) };
   });
   const sameBody = split.every((s) => s.body === split[0].body);
-  const out = sameBody
-    ? split.map((s) => s.copyright).join('\n') + '\n' + split[0].body
-    : texts.join('\n\n');
+  const out = sameBody ? split.map((s) => s.copyright).join('\n') + '\n' + split[0].body : texts.join('\n\n');
   writeFileSync(join(root, 'fonts', 'OFL.txt'), out);
   console.log(`OFL.txt: ${Buffer.byteLength(out)} bytes`);
 }

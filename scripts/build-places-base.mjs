@@ -25,5 +25,7 @@ if (existsSync(BASE_PLACES) && existsSync(stampFile) && readFileSync(stampFile, 
   const t = Date.now();
   const n = await buildGazetteer(BASE_PLACES);
   writeFileSync(stampFile, stamp);
-  console.log(`built the embedded gazetteer: ${n} places in ${((Date.now() - t) / 1000).toFixed(1)} s -> ${BASE_PLACES}`);
+  console.log(
+    `built the embedded gazetteer: ${n} places in ${((Date.now() - t) / 1000).toFixed(1)} s -> ${BASE_PLACES}`,
+  );
 }

@@ -89,10 +89,13 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
   const nowS = () => nowSeconds(clock);
 
   const secret = readSecret(dir.secretPath);
-  if (!secret.ok) log.error('tile-token secret refused; tile tokens are disabled (fail closed)', { reason: secret.reason });
+  if (!secret.ok)
+    log.error('tile-token secret refused; tile tokens are disabled (fail closed)', { reason: secret.reason });
   const jwtSecret = Buffer.from(config.auth.jwt_secret, 'utf8');
   if (jwtSecret.length > 0 && jwtSecret.length < MIN_JWT_SECRET_BYTES) {
-    log.error(`auth.jwt_secret is shorter than ${MIN_JWT_SECRET_BYTES} bytes; JWT bearer auth is disabled (fail closed)`);
+    log.error(
+      `auth.jwt_secret is shorter than ${MIN_JWT_SECRET_BYTES} bytes; JWT bearer auth is disabled (fail closed)`,
+    );
   }
 
   const auth = new Authenticator({
@@ -110,14 +113,21 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
   const hot = new HotTier(config.cache.memory_bytes);
   const metrics = new MetricsRegistry();
   // Tiles share the hot tier (bounded by cache.memory_bytes); an injected TileService replaces the whole stack.
-  const tileStack = o.tiles ? undefined : createTileStack(config, dir.root, hot, log, timedOrigin(createOrigin(config, dir.root), metrics));
+  const tileStack = o.tiles
+    ? undefined
+    : createTileStack(config, dir.root, hot, log, timedOrigin(createOrigin(config, dir.root), metrics));
   const answers = new AnswerCache(hot, new AnswerCacheRepo(db), log, o.meterFlushMs ?? 1000);
   const photos = new PhotoSource(join(dir.root, 'photos'), config.public_url);
   // The places index is opened when the data directory has one (`serve` makes sure of that); otherwise empty answers.
   let placesIndex = o.places ? undefined : openPlacesIndex(dir.root);
   const p = config.pools;
   const pools = {
-    autocomplete: new Pool('autocomplete', p.autocomplete.concurrency, p.autocomplete.queue, 'AUTOCOMPLETE_BACKPRESSURE'),
+    autocomplete: new Pool(
+      'autocomplete',
+      p.autocomplete.concurrency,
+      p.autocomplete.queue,
+      'AUTOCOMPLETE_BACKPRESSURE',
+    ),
     geocode: new Pool('geocode', p.geocode.concurrency, p.geocode.queue, 'GEOCODE_BACKPRESSURE'),
     reverse: new Pool('reverse', p.reverse.concurrency, p.reverse.queue, 'REVERSE_BACKPRESSURE'),
     place: new Pool('place', p.place.concurrency, p.place.queue, 'PLACE_BACKPRESSURE'),
@@ -144,7 +154,12 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     }
   };
   const services: Services = {
-    config, clock, log, auth, pools, directions,
+    config,
+    clock,
+    log,
+    auth,
+    pools,
+    directions,
     keyAdmin: new KeyAdmin(keys, nowS),
     places: o.places ?? (placesIndex ? new LocalPlaces(placesIndex, answers, photos) : emptyPlaces),
     photos,
@@ -159,7 +174,11 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
   const router = new Router();
   registerAll(router, services);
   const pipeline = new Pipeline({
-    router, auth, meter, clock, log,
+    router,
+    auth,
+    meter,
+    clock,
+    log,
     keyLimiter: new SlidingWindowLimiter(),
     ipLimiter: new SlidingWindowLimiter(),
     engineEnabled: config.engine_enabled,
@@ -170,7 +189,12 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     metrics: requests,
   });
   router.add(metricsRoute(metrics));
-  registerServiceGauges(metrics, [...Object.values(pools), routePools.directions, routePools.prefetch], () => hot.bytes, config.cache.memory_bytes);
+  registerServiceGauges(
+    metrics,
+    [...Object.values(pools), routePools.directions, routePools.prefetch],
+    () => hot.bytes,
+    config.cache.memory_bytes,
+  );
   meter.start();
 
   // A new import swaps in a new places engine; answers cached under the old index generation are never served.
@@ -199,7 +223,14 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
   let server: RunningServer | undefined;
   let metricsServer: MetricsServer | undefined;
   const app: App = {
-    config, services, pipeline, db, meter, metrics, requests, reloads,
+    config,
+    services,
+    pipeline,
+    db,
+    meter,
+    metrics,
+    requests,
+    reloads,
     reload: () => reloads.run(),
     async shutdown(graceMs = config.http.shutdown_grace_ms) {
       server?.close();

@@ -9,8 +9,14 @@ import { mintTileToken } from '../src/auth/tile-token.js';
 import { readSecret } from '../src/store/data-dir.js';
 
 const JWT_SECRET = 'jwt-secret-for-tests-0123456789abcdef';
-const clock = { t: Date.now(), nowMs() { return this.t; } };
-const jwt = (claims: Record<string, unknown>) => signJwt({ exp: Math.floor(clock.t / 1000) + 3600, ...claims }, Buffer.from(JWT_SECRET));
+const clock = {
+  t: Date.now(),
+  nowMs() {
+    return this.t;
+  },
+};
+const jwt = (claims: Record<string, unknown>) =>
+  signJwt({ exp: Math.floor(clock.t / 1000) + 3600, ...claims }, Buffer.from(JWT_SECRET));
 
 async function mint(s: TestServer, headers: Record<string, string>): Promise<string> {
   const r = await fetch(s.url + '/maps/v1/tile-token', { method: 'POST', headers });
@@ -91,7 +97,11 @@ describe('tile tokens', () => {
     expect(data.token).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(Date.parse(data.expires_at) - clock.t).toBeGreaterThan(24 * 3600 * 1000 - 2000);
     expect(Date.parse(data.expires_at) - clock.t).toBeLessThanOrEqual(24 * 3600 * 1000);
-    for (const path of ['/maps/v1/style/svc', '/maps/v1/sprites/svc.json', '/maps/v1/glyphs/Noto%20Sans%20Regular/0-255.pbf']) {
+    for (const path of [
+      '/maps/v1/style/svc',
+      '/maps/v1/sprites/svc.json',
+      '/maps/v1/glyphs/Noto%20Sans%20Regular/0-255.pbf',
+    ]) {
       expect((await s.get(`${path}?t=${data.token}`)).status, path).toBe(200);
     }
   });
@@ -125,13 +135,21 @@ describe('tile tokens', () => {
     const token = await mint(s, { 'X-API-Key': victim.key });
     expect((await s.get(`/maps/v1/sprites/svc.json?t=${token}`)).status).toBe(200); // now cached for 30 s
     const admin = s.key({ role: 'super_admin' });
-    const del = await fetch(`${s.url}/admin/keys/${victim.id}`, { method: 'DELETE', headers: { 'X-API-Key': admin.key } });
+    const del = await fetch(`${s.url}/admin/keys/${victim.id}`, {
+      method: 'DELETE',
+      headers: { 'X-API-Key': admin.key },
+    });
     expect(del.status).toBe(200);
-    expect(await del.json()).toMatchObject({ status: 'success', data: { revoked: true, key: { id: victim.id, state: 'revoked', active: false } } });
+    expect(await del.json()).toMatchObject({
+      status: 'success',
+      data: { revoked: true, key: { id: victim.id, state: 'revoked', active: false } },
+    });
     const after = await s.get(`/maps/v1/sprites/svc.json?t=${token}`);
     expect(after.status).toBe(401);
     expect(await errorCode(after)).toBe('API_KEY_REVOKED');
-    expect(await errorCode(await s.get('/maps/v1/autocomplete?q=a', { 'X-API-Key': victim.key }))).toBe('INVALID_API_KEY');
+    expect(await errorCode(await s.get('/maps/v1/autocomplete?q=a', { 'X-API-Key': victim.key }))).toBe(
+      'INVALID_API_KEY',
+    );
   });
 
   it('restricts /admin to super_admin and reports unknown ids', async () => {
@@ -142,9 +160,15 @@ describe('tile tokens', () => {
     const anon = await fetch(`${s.url}/admin/keys/${user.id}`, { method: 'DELETE' });
     expect(await errorCode(anon)).toBe('MISSING_TOKEN');
     const admin = s.key({ role: 'super_admin' });
-    const missing = await fetch(`${s.url}/admin/keys/key_0000000000000000`, { method: 'DELETE', headers: { 'X-API-Key': admin.key } });
+    const missing = await fetch(`${s.url}/admin/keys/key_0000000000000000`, {
+      method: 'DELETE',
+      headers: { 'X-API-Key': admin.key },
+    });
     expect(missing.status).toBe(404);
-    const viaJwt = await fetch(`${s.url}/admin/keys/${user.id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${jwt({ sub: 'ops', role: 'super_admin' })}` } });
+    const viaJwt = await fetch(`${s.url}/admin/keys/${user.id}`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${jwt({ sub: 'ops', role: 'super_admin' })}` },
+    });
     expect(viaJwt.status).toBe(200);
   });
 });
@@ -159,9 +183,14 @@ describe('JWT bearer', () => {
 
   it('accepts a valid HS256 token on JSON endpoints and rejects forged, expired or alg-switched ones', async () => {
     expect((await s.get(q, { Authorization: `Bearer ${jwt({ sub: 'u1' })}` })).status).toBe(200);
-    const forged = signJwt({ sub: 'u1', exp: Math.floor(clock.t / 1000) + 60 }, Buffer.from('another-secret-another-secret-xx'));
+    const forged = signJwt(
+      { sub: 'u1', exp: Math.floor(clock.t / 1000) + 60 },
+      Buffer.from('another-secret-another-secret-xx'),
+    );
     expect(await errorCode(await s.get(q, { Authorization: `Bearer ${forged}` }))).toBe('INVALID_TOKEN');
-    expect(await errorCode(await s.get(q, { Authorization: `Bearer ${jwt({ sub: 'u1', exp: 1 })}` }))).toBe('TOKEN_EXPIRED');
+    expect(await errorCode(await s.get(q, { Authorization: `Bearer ${jwt({ sub: 'u1', exp: 1 })}` }))).toBe(
+      'TOKEN_EXPIRED',
+    );
     const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"u1","exp":9999999999}').toString('base64url')}.`;
     expect(await errorCode(await s.get(q, { Authorization: `Bearer ${none}` }))).toBe('INVALID_TOKEN');
   });

@@ -66,7 +66,16 @@ describe.skipIf(!haveChromium)('MapLibre GL JS in headless Chromium', () => {
     await new Promise<void>((r) => page.listen(0, '127.0.0.1', r));
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   }, 60_000);
   afterAll(async () => {
@@ -82,10 +91,14 @@ describe.skipIf(!haveChromium)('MapLibre GL JS in headless Chromium', () => {
     const ctx = await browser.newContext({ viewport: { width: 900, height: 640 } });
     const tab = await ctx.newPage();
     const seen: Array<{ url: string; status: number; source: string | null }> = [];
-    tab.on('response', (r) => seen.push({ url: r.url(), status: r.status(), source: r.headers()['x-tile-source'] ?? null }));
+    tab.on('response', (r) =>
+      seen.push({ url: r.url(), status: r.status(), source: r.headers()['x-tile-source'] ?? null }),
+    );
     const pageUrl = `http://127.0.0.1:${(page.address() as { port: number }).port}/?style=${encodeURIComponent(style)}`;
     await tab.goto(pageUrl);
-    await tab.waitForFunction(() => (window as unknown as { __idle?: boolean }).__idle === true, undefined, { timeout: 45_000 });
+    await tab.waitForFunction(() => (window as unknown as { __idle?: boolean }).__idle === true, undefined, {
+      timeout: 45_000,
+    });
     const errors = await tab.evaluate(() => (window as unknown as { __errors: string[] }).__errors);
     mkdirSync(OUT, { recursive: true });
     await tab.screenshot({ path: join(OUT, 'browser-monaco-z14.png') });

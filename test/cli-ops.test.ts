@@ -32,7 +32,8 @@ describe('status and quotas over a live data directory', () => {
     fleet = s.key({ name: 'fleet', plan: 'pro', perMinute: 120, daily: 4 });
     idle = s.key({ name: 'idle' });
     const h = { 'X-API-Key': fleet.key };
-    for (const q of ['amman', 'irbid', 'amman']) expect((await s.get(`/maps/v1/autocomplete?q=${q}`, h)).status).toBe(200);
+    for (const q of ['amman', 'irbid', 'amman'])
+      expect((await s.get(`/maps/v1/autocomplete?q=${q}`, h)).status).toBe(200);
     expect((await s.get('/maps/v1/tiles/2/2/1.png', h)).status).toBe(200);
     expect((await s.get('/maps/v1/staticmap?path=31.95,35.91,31.97,35.89&w=64&h=64', h)).status).toBe(200);
     await sleep(300); // meter and warm tile store flush
@@ -81,7 +82,14 @@ describe('status and quotas over a live data directory', () => {
 
     const j = JSON.parse((await cli({}, 'quotas', '--data', data, '--key', fleet.id, '--json')).out) as QuotaSnapshot;
     expect(j.keys).toHaveLength(1);
-    expect(j.keys[0]).toMatchObject({ id: fleet.id, plan: 'pro', per_minute: 120, daily: 4, used: 0.5, buckets: { gather: { requests: 3, misses: 2 }, tiles: { requests: 1, misses: 1 }, tile_family: { requests: 1 } } });
+    expect(j.keys[0]).toMatchObject({
+      id: fleet.id,
+      plan: 'pro',
+      per_minute: 120,
+      daily: 4,
+      used: 0.5,
+      buckets: { gather: { requests: 3, misses: 2 }, tiles: { requests: 1, misses: 1 }, tile_family: { requests: 1 } },
+    });
     expect(Date.now() - Date.parse(j.keys[0]!.last_seen!)).toBeLessThan(60_000);
 
     const bad = await cli({}, 'quotas', '--data', data, '--key', 'key_0000000000000000');
@@ -94,7 +102,24 @@ describe('quotas --watch live view (ink)', () => {
   const snap = (i: number): QuotaSnapshot => ({
     day: '2026-11-23',
     at: 1_000_000 + i * 1000,
-    keys: [{ id: 'key_00000000000000aa', name: 'fleet', plan: 'pro', state: 'active', per_minute: 600, daily: 100, requests: 10 + 5 * i, used: 0.92, last_seen: new Date(1_000_000 + i * 1000).toISOString(), buckets: { gather: { requests: 10, misses: 92 }, tiles: { requests: 0, misses: 0 }, tile_family: { requests: 5 * i, misses: 0 } } }],
+    keys: [
+      {
+        id: 'key_00000000000000aa',
+        name: 'fleet',
+        plan: 'pro',
+        state: 'active',
+        per_minute: 600,
+        daily: 100,
+        requests: 10 + 5 * i,
+        used: 0.92,
+        last_seen: new Date(1_000_000 + i * 1000).toISOString(),
+        buckets: {
+          gather: { requests: 10, misses: 92 },
+          tiles: { requests: 0, misses: 0 },
+          tile_family: { requests: 5 * i, misses: 0 },
+        },
+      },
+    ],
   });
 
   it('redraws every interval with the request rate between samples, and quits on q', async () => {
@@ -125,18 +150,35 @@ describe('svcmaps config', () => {
   it('check: valid file plus env overrides, effective config with secrets redacted', async () => {
     const file = join(dir, 'ok.json');
     writeFileSync(file, JSON.stringify({ port: 9000, auth: { jwt_secret: 'x'.repeat(40) }, metrics: { port: 9464 } }));
-    const r = await cli({ SVCMAPS_HOST: '0.0.0.0', SVCMAPS_DATA: '/srv/maps' }, 'config', 'check', '--config', file, '--print');
+    const r = await cli(
+      { SVCMAPS_HOST: '0.0.0.0', SVCMAPS_DATA: '/srv/maps' },
+      'config',
+      'check',
+      '--config',
+      file,
+      '--print',
+    );
     expect(r.code, r.err).toBe(0);
-    expect(r.out).toContain(`config file: ${file}\nenvironment: SVCMAPS_HOST sets host\nenvironment: SVCMAPS_DATA sets data_dir\n`);
+    expect(r.out).toContain(
+      `config file: ${file}\nenvironment: SVCMAPS_HOST sets host\nenvironment: SVCMAPS_DATA sets data_dir\n`,
+    );
     expect(r.out).toContain('✓ configuration is valid (data directory /srv/maps, listening on 0.0.0.0:9000)');
     const effective = JSON.parse(r.out.slice(r.out.indexOf('{')));
-    expect(effective).toMatchObject({ port: 9000, host: '0.0.0.0', metrics: { port: 9464, host: '127.0.0.1' }, auth: { jwt_secret: '(set, redacted)' } });
+    expect(effective).toMatchObject({
+      port: 9000,
+      host: '0.0.0.0',
+      metrics: { port: 9464, host: '127.0.0.1' },
+      auth: { jwt_secret: '(set, redacted)' },
+    });
     expect(r.out).not.toContain('xxxxxxxx');
   });
 
   it('check: reports every problem with where it came from, unknown keys with a suggestion, exit 1', async () => {
     const file = join(dir, 'bad.json');
-    writeFileSync(file, JSON.stringify({ port: 70000, limits: { per_minite: 3 }, metrcs: {}, tiles: { origin: 'wms' } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ port: 70000, limits: { per_minite: 3 }, metrcs: {}, tiles: { origin: 'wms' } }),
+    );
     const r = await cli({ SVCMAPS_HTTP__REQUEST_TIMEOUT_MS: 'soon' }, 'config', 'check', '--config', file, '--json');
     expect(r.code).toBe(1);
     const j = JSON.parse(r.out);
@@ -146,7 +188,11 @@ describe('svcmaps config', () => {
         { origin: 'file', path: 'metrcs', message: 'unknown key (did you mean "metrics"?)' },
         { origin: 'file', path: 'limits.per_minite', message: 'unknown key (did you mean "default_per_minute"?)' },
         { origin: 'file', path: 'port', message: 'must be <= 65535' },
-        { origin: 'file', path: 'tiles.origin', message: 'must be equal to one of the allowed values: render, xyz, mbtiles, none' },
+        {
+          origin: 'file',
+          path: 'tiles.origin',
+          message: 'must be equal to one of the allowed values: render, xyz, mbtiles, none',
+        },
         { origin: 'environment', path: 'http.request_timeout_ms', message: 'must be integer' },
       ]),
     );

@@ -16,10 +16,33 @@ describe('svcmaps keys', () => {
   afterAll(() => rmSync(data, { recursive: true, force: true }));
 
   it('creates a key, prints it once, and never shows it again', async () => {
-    const c = await cli('keys', 'create', '--data', data, '--name', 'fleet', '--plan', 'pro', '--per-minute', '120', '--daily', '5000', '--expires-in', '30d', '--json');
+    const c = await cli(
+      'keys',
+      'create',
+      '--data',
+      data,
+      '--name',
+      'fleet',
+      '--plan',
+      'pro',
+      '--per-minute',
+      '120',
+      '--daily',
+      '5000',
+      '--expires-in',
+      '30d',
+      '--json',
+    );
     expect(c.code).toBe(0);
     const k = JSON.parse(c.out);
-    expect(k).toMatchObject({ name: 'fleet', plan: 'pro', per_minute: 120, daily: 5000, state: 'active', role: 'user' });
+    expect(k).toMatchObject({
+      name: 'fleet',
+      plan: 'pro',
+      per_minute: 120,
+      daily: 5000,
+      state: 'active',
+      role: 'user',
+    });
     expect(k.key).toMatch(/^cmk_live_[A-Za-z0-9_-]{32}$/);
     expect(k.id).toMatch(/^key_[0-9a-f]{16}$/);
     expect(Date.parse(k.expires_at) - Date.now()).toBeGreaterThan(29 * 86400_000);
@@ -99,33 +122,70 @@ describe('svcmaps serve', () => {
     }
   });
 
-  it.runIf(needsSystem('openssl', 'openssl', 'the TLS test'))('serves HTTPS natively with --tls-cert/--tls-key', async () => {
-    const cert = join(data, 'cert.pem');
-    const keyFile = join(data, 'key.pem');
-    const gen = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', cert, '-days', '1', '-subj', '/CN=localhost'], { encoding: 'utf8' });
-    expect(gen.status, gen.stderr).toBe(0);
-    const { proc, url } = await serve(['--data', join(data, 'tls'), '--tls-cert', cert, '--tls-key', keyFile]);
-    try {
-      expect(url).toMatch(/^https:/);
-      const res = await new Promise<{ status: number; hsts: string; body: string }>((resolve, reject) => {
-        get(`${url}/livez`, { rejectUnauthorized: false }, (r) => {
-          let body = '';
-          r.on('data', (d) => (body += d));
-          r.on('end', () => resolve({ status: r.statusCode!, hsts: String(r.headers['strict-transport-security']), body }));
-        }).on('error', reject);
-      });
-      expect(res).toEqual({ status: 200, hsts: 'max-age=31536000; includeSubDomains; preload', body: '{"status":"ok"}' });
-    } finally {
-      proc.kill('SIGTERM');
-      await exited(proc);
-    }
-  });
+  it.runIf(needsSystem('openssl', 'openssl', 'the TLS test'))(
+    'serves HTTPS natively with --tls-cert/--tls-key',
+    async () => {
+      const cert = join(data, 'cert.pem');
+      const keyFile = join(data, 'key.pem');
+      const gen = spawnSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-keyout',
+          keyFile,
+          '-out',
+          cert,
+          '-days',
+          '1',
+          '-subj',
+          '/CN=localhost',
+        ],
+        { encoding: 'utf8' },
+      );
+      expect(gen.status, gen.stderr).toBe(0);
+      const { proc, url } = await serve(['--data', join(data, 'tls'), '--tls-cert', cert, '--tls-key', keyFile]);
+      try {
+        expect(url).toMatch(/^https:/);
+        const res = await new Promise<{ status: number; hsts: string; body: string }>((resolve, reject) => {
+          get(`${url}/livez`, { rejectUnauthorized: false }, (r) => {
+            let body = '';
+            r.on('data', (d) => (body += d));
+            r.on('end', () =>
+              resolve({ status: r.statusCode!, hsts: String(r.headers['strict-transport-security']), body }),
+            );
+          }).on('error', reject);
+        });
+        expect(res).toEqual({
+          status: 200,
+          hsts: 'max-age=31536000; includeSubDomains; preload',
+          body: '{"status":"ok"}',
+        });
+      } finally {
+        proc.kill('SIGTERM');
+        await exited(proc);
+      }
+    },
+  );
 
   it('refuses a half TLS configuration and a missing certificate with a one-line error', () => {
     const half = cliProcess('serve', '--port', '0', '--data', join(data, 'x'), '--tls-cert', '/nope.pem');
     expect(half.code).toBe(1);
     expect(half.err).toContain('--tls-cert and --tls-key go together');
-    const missing = cliProcess('serve', '--port', '0', '--data', join(data, 'x'), '--tls-cert', '/nope.pem', '--tls-key', '/nope.key');
+    const missing = cliProcess(
+      'serve',
+      '--port',
+      '0',
+      '--data',
+      join(data, 'x'),
+      '--tls-cert',
+      '/nope.pem',
+      '--tls-key',
+      '/nope.key',
+    );
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/^svcmaps: TLS certificate or key file not found/m);
   });

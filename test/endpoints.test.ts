@@ -11,7 +11,21 @@ const engine: RoutingEngine = {
     if (a.lat === 10.5) return { kind: 'unroutable' };
     if (a.lat === 11.5) return new Promise(() => {}); // never answers: budget expiry
     if (a.lat === 12.5) throw new Error('graph exploded');
-    return { kind: 'ok', paths: [{ label: 'Fastest', coordinates: [[a.lng, a.lat], [b.lng, b.lat]], distance_m: 1234.4, duration_s: 99.6, maneuvers: [{ type: 'depart', instruction: 'Head north', distance_m: 1234.4, duration_s: 99.6 }] }] };
+    return {
+      kind: 'ok',
+      paths: [
+        {
+          label: 'Fastest',
+          coordinates: [
+            [a.lng, a.lat],
+            [b.lng, b.lat],
+          ],
+          distance_m: 1234.4,
+          duration_s: 99.6,
+          maneuvers: [{ type: 'depart', instruction: 'Head north', distance_m: 1234.4, duration_s: 99.6 }],
+        },
+      ],
+    };
   },
 };
 
@@ -28,8 +42,14 @@ describe('JSON endpoint validation and empty-engine answers', () => {
   it('autocomplete: empty q is an immediate empty_query, otherwise the empty engine says empty', async () => {
     const e = (await (await s.get('/maps/v1/autocomplete?q=%20%20', H)).json()) as any;
     expect(e.data).toEqual({ predictions: [], source: 'empty_query', served_in_ms: 0, budget_expired: false });
-    const r = (await (await s.get('/maps/v1/autocomplete?q=amman&lat=abc&country=zzz1&max_wait_ms=5', H)).json()) as any;
-    expect(r).toMatchObject({ status: 'success', message: 'OK', data: { predictions: [], source: 'empty', budget_expired: false } });
+    const r = (await (
+      await s.get('/maps/v1/autocomplete?q=amman&lat=abc&country=zzz1&max_wait_ms=5', H)
+    ).json()) as any;
+    expect(r).toMatchObject({
+      status: 'success',
+      message: 'OK',
+      data: { predictions: [], source: 'empty', budget_expired: false },
+    });
     expect(Number.isInteger(r.data.served_in_ms)).toBe(true);
   });
 
@@ -46,7 +66,14 @@ describe('JSON endpoint validation and empty-engine answers', () => {
   });
 
   it('reverse: lat/lng required, non-zero, in range; the empty engine answers no_address', async () => {
-    const bad = [{}, { lat: 31.9 }, { lat: 0, lng: 35.9 }, { lat: 31.9, lng: 0 }, { lat: '31.9', lng: 35.9 }, { lat: 95, lng: 35 }];
+    const bad = [
+      {},
+      { lat: 31.9 },
+      { lat: 0, lng: 35.9 },
+      { lat: 31.9, lng: 0 },
+      { lat: '31.9', lng: 35.9 },
+      { lat: 95, lng: 35 },
+    ];
     for (const body of bad) {
       const r = await s.post('/maps/v1/reverse', body, H);
       expect(r.status, JSON.stringify(body)).toBe(400);
@@ -63,7 +90,11 @@ describe('JSON endpoint validation and empty-engine answers', () => {
     for (const id of ['hello', 'g_12345', '0x12:zz', '../../etc/passwd', 'ChIJ']) {
       expect(await errorCode(await s.get(`/maps/v1/place/${encodeURIComponent(id)}`, H)), id).toBe('BAD_PLACE_ID');
     }
-    for (const id of ['g_ChIJN1t_tDeuEmsRUsoyG83frY4', 'w_0x3e5f43496ad9c645:0xbde66e5084295162', 'g_00ab34cd56ef7890']) {
+    for (const id of [
+      'g_ChIJN1t_tDeuEmsRUsoyG83frY4',
+      'w_0x3e5f43496ad9c645:0xbde66e5084295162',
+      'g_00ab34cd56ef7890',
+    ]) {
       const r = await s.get(`/maps/v1/place/${id}?cache_only=true&lat=31.95&lng=35.91&q=Cafe`, H);
       expect(r.status, id).toBe(200);
       const j = (await r.json()) as any;
@@ -79,7 +110,10 @@ describe('JSON endpoint validation and empty-engine answers', () => {
     for (const q of ['', '?lat=31.9', '?lat=abc&lng=35', '?lat=0&lng=0']) {
       expect(await errorCode(await s.get(`/maps/v1/place-photos${q}`, H)), q).toBe('MISSING_COORDS');
     }
-    expect(((await (await s.get('/maps/v1/place-photos?lat=31.95&lng=35.91', H)).json()) as any).data).toEqual({ place_id: '', photos: [] });
+    expect(((await (await s.get('/maps/v1/place-photos?lat=31.95&lng=35.91', H)).json()) as any).data).toEqual({
+      place_id: '',
+      photos: [],
+    });
   });
 
   it('directions: every validation code of the spec', async () => {
@@ -108,29 +142,66 @@ describe('JSON endpoint validation and empty-engine answers', () => {
   });
 
   it('directions without a road graph: the degraded straight line (200), and the partial multi-leg shape', async () => {
-    const r = (await (await s.post('/maps/v1/directions', { origin_lat: 31.95, origin_lng: 35.91, dest_lat: 31.99, dest_lng: 35.87 }, H)).json()) as any;
+    const r = (await (
+      await s.post('/maps/v1/directions', { origin_lat: 31.95, origin_lng: 35.91, dest_lat: 31.99, dest_lng: 35.87 }, H)
+    ).json()) as any;
     expect(r.data).toMatchObject({ routes: [], partial: true, reason: 'degraded', source: 'server_straight' });
     const line = JSON.parse(r.data.polyline);
-    expect(line).toEqual({ type: 'LineString', coordinates: [[35.91, 31.95], [35.87, 31.99]] });
+    expect(line).toEqual({
+      type: 'LineString',
+      coordinates: [
+        [35.91, 31.95],
+        [35.87, 31.99],
+      ],
+    });
     expect(r.data.distance_meters).toBeGreaterThan(5800); // haversine: 5.83 km
     expect(r.data.distance_meters).toBeLessThan(5870);
     expect(r.data.duration_seconds).toBe(Math.round(r.data.distance_meters / 4));
-    const m = (await (await s.post('/maps/v1/directions', { origin_lat: 31.95, origin_lng: 35.91, dest_lat: 31.99, dest_lng: 35.87, waypoints: [{ lat: 31.97, lng: 35.89 }] }, H)).json()) as any;
+    const m = (await (
+      await s.post(
+        '/maps/v1/directions',
+        {
+          origin_lat: 31.95,
+          origin_lng: 35.91,
+          dest_lat: 31.99,
+          dest_lng: 35.87,
+          waypoints: [{ lat: 31.97, lng: 35.89 }],
+        },
+        H,
+      )
+    ).json()) as any;
     expect(m.data).toMatchObject({ legs: 2, partial: true, source: 'svc_multileg_partial' });
     expect(m.data).not.toHaveProperty('routes');
     expect(JSON.parse(m.data.polyline).type).toBe('MultiLineString');
-    const tiny = (await (await s.post('/maps/v1/directions', { origin_lat: 31.95, origin_lng: 35.91, dest_lat: 31.9501, dest_lng: 35.9101 }, H)).json()) as any;
+    const tiny = (await (
+      await s.post(
+        '/maps/v1/directions',
+        { origin_lat: 31.95, origin_lng: 35.91, dest_lat: 31.9501, dest_lng: 35.9101 },
+        H,
+      )
+    ).json()) as any;
     expect(tiny.data.duration_seconds).toBe(30);
   });
 
   it('tiles: bare 400 for bad z/x/y/format, 404 when the origin has no tile', async () => {
-    const bad = ['21/0/0', '-1/0/0', '1/2/0', '1/0/2', '0/0/0.tiff', '0/0/0@4x.png', 'a/0/0', '0/0/0.png.png', '3/1/1@2x.'];
+    const bad = [
+      '21/0/0',
+      '-1/0/0',
+      '1/2/0',
+      '1/0/2',
+      '0/0/0.tiff',
+      '0/0/0@4x.png',
+      'a/0/0',
+      '0/0/0.png.png',
+      '3/1/1@2x.',
+    ];
     for (const t of bad) {
       const r = await s.get(`/maps/v1/tiles/${t}`, H);
       expect(r.status, t).toBe(400);
       expect(await r.text()).toBe('');
     }
-    for (const t of ['0/0/0', '20/1048575/1048575@3x.webp', '5/3/7.jpeg']) expect((await s.get(`/maps/v1/tiles/${t}`, H)).status, t).toBe(404);
+    for (const t of ['0/0/0', '20/1048575/1048575@3x.webp', '5/3/7.jpeg'])
+      expect((await s.get(`/maps/v1/tiles/${t}`, H)).status, t).toBe(404);
   });
 
   it('staticmap: bare 400 for fewer than 2 points or semicolons, bare 502 with no basemap', async () => {
@@ -150,7 +221,18 @@ describe('directions with an engine', () => {
   let H: Record<string, string>;
   let sizes: number[][] = [];
   beforeAll(async () => {
-    s = await startServer({ prefetch: { concurrency: 1, timeout_ms: 60_000 } }, { routing: engine, staticMaps: { render: async (_p, w, h) => { sizes.push([w, h]); return Buffer.from([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10]); } } });
+    s = await startServer(
+      { prefetch: { concurrency: 1, timeout_ms: 60_000 } },
+      {
+        routing: engine,
+        staticMaps: {
+          render: async (_p, w, h) => {
+            sizes.push([w, h]);
+            return Buffer.from([0x89, 0x50, 0x4e, 0x47, 13, 10, 26, 10]);
+          },
+        },
+      },
+    );
     H = { 'X-API-Key': s.key().key };
   });
   afterAll(() => s?.close());
@@ -158,7 +240,13 @@ describe('directions with an engine', () => {
 
   it('shape 1 carries routes, the primary duplicated, engine, served_at and maneuvers', async () => {
     const r = (await (await s.post('/maps/v1/directions', at(31.95), H)).json()) as any;
-    expect(r.data).toMatchObject({ distance_meters: 1234, duration_seconds: 100, source: 'fresh', engine: 'svc', ownership_tier: 'seed' });
+    expect(r.data).toMatchObject({
+      distance_meters: 1234,
+      duration_seconds: 100,
+      source: 'fresh',
+      engine: 'svc',
+      ownership_tier: 'seed',
+    });
     expect(r.data.routes[0].polyline).toBe(r.data.polyline);
     expect(r.data.routes[0].maneuvers[0].type).toBe('depart');
     expect(Date.parse(r.data.served_at)).toBeGreaterThan(0);
@@ -173,7 +261,9 @@ describe('directions with an engine', () => {
     expect(slow.data.elapsed_ms).toBeGreaterThanOrEqual(140);
     const failed = (await (await s.post('/maps/v1/directions', at(12.5), H)).json()) as any;
     expect(failed.data.source).toBe('server_straight');
-    const multi = (await (await s.post('/maps/v1/directions', { ...at(31.95), waypoints: [{ lat: 31.97, lng: 35.89 }] }, H)).json()) as any;
+    const multi = (await (
+      await s.post('/maps/v1/directions', { ...at(31.95), waypoints: [{ lat: 31.97, lng: 35.89 }] }, H)
+    ).json()) as any;
     expect(multi.data).toMatchObject({ legs: 2, partial: false, source: 'svc_multileg' });
   });
 
@@ -193,6 +283,11 @@ describe('directions with an engine', () => {
       expect(r.headers.get('content-type')).toBe('image/png');
       expect(r.headers.get('cache-control')).toBe('public, max-age=86400');
     }
-    expect(sizes).toEqual([[600, 260], [600, 260], [1024, 1024], [300, 260]]);
+    expect(sizes).toEqual([
+      [600, 260],
+      [600, 260],
+      [1024, 1024],
+      [300, 260],
+    ]);
   });
 });

@@ -12,7 +12,8 @@ function expectSecurityHeaders(res: Response) {
 /** A places engine whose autocomplete never answers (to fire the whole-request timeout) or throws raw errors. */
 const misbehaving: PlacesService = {
   ...emptyPlaces,
-  autocomplete: (r) => (r.q === 'hang' ? new Promise(() => {}) : Promise.reject(new Error('db file /secret/path corrupted'))),
+  autocomplete: (r) =>
+    r.q === 'hang' ? new Promise(() => {}) : Promise.reject(new Error('db file /secret/path corrupted')),
 };
 
 describe('HTTP contract', () => {
@@ -61,10 +62,19 @@ describe('HTTP contract', () => {
     // Chunked upload with no Content-Length: the limit is enforced while streaming.
     const status = await new Promise<number>((resolve, reject) => {
       const u = new URL(s.url + '/maps/v1/geocode');
-      const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { 'X-API-Key': key, 'Transfer-Encoding': 'chunked' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      });
+      const req = request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname,
+          method: 'POST',
+          headers: { 'X-API-Key': key, 'Transfer-Encoding': 'chunked' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
       req.on('error', reject);
       for (let i = 0; i < 10; i++) req.write('x'.repeat(1000));
       req.end();
@@ -100,13 +110,20 @@ describe('HTTP contract', () => {
     expect(text).not.toContain('/secret/path');
     expect(JSON.parse(text)).toEqual({
       status: 'error',
-      error: { code: 'AUTOCOMPLETE_FAILED', message: 'An internal error occurred. Please try again later.', details: { request_id: id } },
+      error: {
+        code: 'AUTOCOMPLETE_FAILED',
+        message: 'An internal error occurred. Please try again later.',
+        details: { request_id: id },
+      },
       message: 'An internal error occurred. Please try again later.',
     });
   });
 
   it('answers CORS preflights before auth and exposes headers on /maps/v1', async () => {
-    const r = await fetch(s.url + '/maps/v1/autocomplete', { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Headers': 'x-api-key' } });
+    const r = await fetch(s.url + '/maps/v1/autocomplete', {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://app.example', 'Access-Control-Request-Headers': 'x-api-key' },
+    });
     expect(r.status).toBe(204);
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
     expect(r.headers.get('access-control-allow-headers')).toContain('X-API-Key');
@@ -126,7 +143,13 @@ describe('engine switched off', () => {
 
   it('answers every /maps/v1 route 503 MAPS_UNAVAILABLE and keeps health endpoints up', async () => {
     const key = s.key().key;
-    for (const [method, path] of [['GET', '/maps/v1/autocomplete?q=a'], ['POST', '/maps/v1/directions'], ['GET', '/maps/v1/tiles/0/0/0.png'], ['GET', '/maps/v1/style/svc'], ['POST', '/maps/v1/tile-token']]) {
+    for (const [method, path] of [
+      ['GET', '/maps/v1/autocomplete?q=a'],
+      ['POST', '/maps/v1/directions'],
+      ['GET', '/maps/v1/tiles/0/0/0.png'],
+      ['GET', '/maps/v1/style/svc'],
+      ['POST', '/maps/v1/tile-token'],
+    ]) {
       const r = await fetch(s.url + path, { method, headers: { 'X-API-Key': key } });
       expect(r.status, path).toBe(503);
       expect(await errorCode(r)).toBe('MAPS_UNAVAILABLE');

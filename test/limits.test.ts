@@ -39,7 +39,13 @@ describe('sliding window', () => {
 function slowPlaces() {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
-  const places: PlacesService = { ...emptyPlaces, autocomplete: async (r) => { if (r.q === 'slow') await gate; return emptyPlaces.autocomplete(r); } };
+  const places: PlacesService = {
+    ...emptyPlaces,
+    autocomplete: async (r) => {
+      if (r.q === 'slow') await gate;
+      return emptyPlaces.autocomplete(r);
+    },
+  };
   return { places, release: () => release() };
 }
 
@@ -132,5 +138,4 @@ describe('limits over HTTP', () => {
     slow.release();
     expect((await held).status).toBe(200);
   });
-
 });

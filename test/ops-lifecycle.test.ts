@@ -22,12 +22,18 @@ describe('reload without a restart', () => {
       const key = JSON.parse((await cli('keys', 'create', '--data', data, '--json')).out).key as string;
       const find = async () => {
         const r = await fetch(`${url}/maps/v1/autocomplete?q=qwertzu%20vexil`, { headers: { 'X-API-Key': key } });
-        return ((await r.json()) as { data: { predictions: Array<{ name: string }> } }).data.predictions.map((p) => p.name);
+        return ((await r.json()) as { data: { predictions: Array<{ name: string }> } }).data.predictions.map(
+          (p) => p.name,
+        );
       };
       expect(await find()).toEqual([]);
 
       const file = join(dir, 'one.geojsonl');
-      const feature = { type: 'Feature', geometry: { type: 'Point', coordinates: [35.91, 31.95] }, properties: { '@id': 'node/987654321', name: 'Qwertzu Vexillary', shop: 'bakery' } };
+      const feature = {
+        type: 'Feature',
+        geometry: { type: 'Point', coordinates: [35.91, 31.95] },
+        properties: { '@id': 'node/987654321', name: 'Qwertzu Vexillary', shop: 'bakery' },
+      };
       writeFileSync(file, JSON.stringify(feature) + '\n');
       expect((await cli('import', file, '--data', data, '--only', 'places', '--json')).code).toBe(0);
       expect(await find()).toEqual([]); // imported, not yet loaded
@@ -64,7 +70,10 @@ describe('reload without a restart', () => {
   it('refuses a stale pid file with one line', async () => {
     const data = join(dir, 'stale');
     await cli('keys', 'list', '--data', data);
-    writeFileSync(join(data, 'svcmaps.pid'), JSON.stringify({ pid: 2 ** 22 + 12345, url: 'http://127.0.0.1:1', started_at: '' }));
+    writeFileSync(
+      join(data, 'svcmaps.pid'),
+      JSON.stringify({ pid: 2 ** 22 + 12345, url: 'http://127.0.0.1:1', started_at: '' }),
+    );
     const r = await cli('reload', '--data', data);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/^svcmaps: stale svcmaps.pid .*not running\n$/);
@@ -73,7 +82,10 @@ describe('reload without a restart', () => {
 
 describe('graceful shutdown', () => {
   // A tile origin that takes 1.5 s, so a tile request is reliably in flight when SIGTERM arrives.
-  const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+  const PNG = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    'base64',
+  );
   let origin: Server;
   let originUrl: string;
   let asked: () => void;
@@ -96,7 +108,10 @@ describe('graceful shutdown', () => {
   it('SIGTERM stops accepting, finishes the in-flight request, then exits 0 and removes the pid file', async () => {
     const data = join(dir, 'data');
     const config = join(dir, 'config.json');
-    writeFileSync(config, JSON.stringify({ tiles: { origin: 'xyz', xyz_url: `${originUrl}/{z}/{x}/{y}.png`, store: false } }));
+    writeFileSync(
+      config,
+      JSON.stringify({ tiles: { origin: 'xyz', xyz_url: `${originUrl}/{z}/{x}/{y}.png`, store: false } }),
+    );
     const { proc, url, log } = await serve(['--data', data, '--config', config]);
     const key = JSON.parse((await cli('keys', 'create', '--data', data, '--json')).out).key as string;
     const started = Date.now();
@@ -110,9 +125,15 @@ describe('graceful shutdown', () => {
     expect(Buffer.from(await res.arrayBuffer()).equals(PNG)).toBe(true);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
     expect(await exited(proc)).toBe(0);
-    const lines = log().trim().split('\n').map((l) => JSON.parse(l));
+    const lines = log()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.find((l) => l.msg === 'shutting down')).toMatchObject({ signal: 'SIGTERM', in_flight: 1 });
-    expect(lines.find((l) => l.msg === 'request' && l.route === '/maps/v1/tiles/:z/:x/:y')).toMatchObject({ status: 200, source: 'fresh' });
+    expect(lines.find((l) => l.msg === 'request' && l.route === '/maps/v1/tiles/:z/:x/:y')).toMatchObject({
+      status: 200,
+      source: 'fresh',
+    });
     expect(lines.at(-1)).toMatchObject({ msg: 'stopped' });
     expect(existsSync(join(data, 'svcmaps.pid'))).toBe(false);
     // Metering was flushed after the in-flight request finished, before the store closed.

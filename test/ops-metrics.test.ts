@@ -10,7 +10,10 @@ function parse(text: string): Map<string, number> {
   const out = new Map<string, number>();
   for (const line of text.split('\n')) {
     if (!line || line.startsWith('# HELP ') || line.startsWith('# TYPE ')) continue;
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? (-?[0-9.e+-]+|\+Inf|NaN)$/.exec(line);
+    const m =
+      /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? (-?[0-9.e+-]+|\+Inf|NaN)$/.exec(
+        line,
+      );
     if (!m) throw new Error(`not exposition format: ${line}`);
     out.set(m[1]! + (m[2] ?? ''), Number(m[3]));
   }
@@ -72,13 +75,18 @@ describe('/metrics endpoints', () => {
     expect((await s.get('/admin/metrics')).status).toBe(401);
     const before = await scrape();
     const series = 'svcmaps_http_requests_total{route="/maps/v1/autocomplete",status="200"}';
-    for (let i = 0; i < 3; i++) expect((await s.get(`/maps/v1/autocomplete?q=x${i}`, { 'X-API-Key': user })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await s.get(`/maps/v1/autocomplete?q=x${i}`, { 'X-API-Key': user })).status).toBe(200);
     expect((await s.get('/maps/v1/autocomplete?q=x')).status).toBe(401);
     const after = await scrape();
     expect((after.get(series) ?? 0) - (before.get(series) ?? 0)).toBe(3);
-    expect(after.get('svcmaps_http_requests_total{route="/maps/v1/autocomplete",status="401"}')).toBeGreaterThanOrEqual(1);
+    expect(after.get('svcmaps_http_requests_total{route="/maps/v1/autocomplete",status="401"}')).toBeGreaterThanOrEqual(
+      1,
+    );
     expect(after.get('svcmaps_answers_total{route="/maps/v1/autocomplete",source="miss"}')).toBeGreaterThanOrEqual(3);
-    expect(after.get('svcmaps_http_request_duration_seconds_count{route="/maps/v1/autocomplete"}')).toBeGreaterThanOrEqual(4);
+    expect(
+      after.get('svcmaps_http_request_duration_seconds_count{route="/maps/v1/autocomplete"}'),
+    ).toBeGreaterThanOrEqual(4);
     expect(after.get('svcmaps_pool_saturated{pool="autocomplete"}')).toBe(0);
     expect(after.get('svcmaps_http_requests_in_flight')).toBe(1); // the scrape itself
   });
@@ -119,7 +127,15 @@ describe('structured request logs', () => {
       await s.get('/maps/v1/tiles/0/0/0.png', { 'X-API-Key': k.key });
       await s.get('/maps/v1/tiles/0/0/0.png', { 'X-API-Key': k.key });
       const reqs = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
-      expect(reqs[0]).toMatchObject({ level: 'info', request_id: rid, key_id: k.id, method: 'GET', route: '/maps/v1/autocomplete', status: 200, source: 'miss' });
+      expect(reqs[0]).toMatchObject({
+        level: 'info',
+        request_id: rid,
+        key_id: k.id,
+        method: 'GET',
+        route: '/maps/v1/autocomplete',
+        status: 200,
+        source: 'miss',
+      });
       expect(reqs[0].duration_ms).toBeGreaterThanOrEqual(0);
       expect(reqs.slice(1).map((r) => [r.route, r.status, r.source])).toEqual([
         ['/maps/v1/tiles/:z/:x/:y', 200, 'fresh'],

@@ -26,7 +26,11 @@ describe('embedded gazetteer', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function top(q: string, extra = '', headers: Record<string, string> = {}): Promise<{ preds: Pred[]; source: string }> {
+  async function top(
+    q: string,
+    extra = '',
+    headers: Record<string, string> = {},
+  ): Promise<{ preds: Pred[]; source: string }> {
     const r = await s.get(`/maps/v1/autocomplete?q=${encodeURIComponent(q)}${extra}`, { ...H, ...headers });
     expect(r.status).toBe(200);
     const j = (await r.json()) as { data: { predictions: Pred[]; source: string } };
@@ -34,8 +38,15 @@ describe('embedded gazetteer', () => {
   }
 
   it.each([
-    ['Amman', 31.95, 35.93], ['عمّان', 31.95, 35.93], ['عمان', 31.95, 35.93], ['Doha', 25.29, 51.53], ['الدوحة', 25.29, 51.53],
-    ['Riyadh', 24.69, 46.72], ['Dubai', 25.07, 55.3], ['Cairo', 30.06, 31.25], ['القاهرة', 30.06, 31.25],
+    ['Amman', 31.95, 35.93],
+    ['عمّان', 31.95, 35.93],
+    ['عمان', 31.95, 35.93],
+    ['Doha', 25.29, 51.53],
+    ['الدوحة', 25.29, 51.53],
+    ['Riyadh', 24.69, 46.72],
+    ['Dubai', 25.07, 55.3],
+    ['Cairo', 30.06, 31.25],
+    ['القاهرة', 30.06, 31.25],
   ])('finds %s near the right coordinates', async (q, lat, lng) => {
     const { preds } = await top(q);
     expect(preds.length).toBeGreaterThan(0);
@@ -44,9 +55,13 @@ describe('embedded gazetteer', () => {
   });
 
   it('finds the same place with and without diacritics, hamza forms and tatweel', async () => {
-    const ids = await Promise.all(['عمّان', 'عمان', 'عمـــان'].map(async (q) => (await top(q, '&locale=ar')).preds[0]!.place_id));
+    const ids = await Promise.all(
+      ['عمّان', 'عمان', 'عمـــان'].map(async (q) => (await top(q, '&locale=ar')).preds[0]!.place_id),
+    );
     expect(new Set(ids).size).toBe(1);
-    const irbid = await Promise.all(['إربد', 'اربد', 'أربد'].map(async (q) => (await top(q, '&locale=ar')).preds[0]!.place_id));
+    const irbid = await Promise.all(
+      ['إربد', 'اربد', 'أربد'].map(async (q) => (await top(q, '&locale=ar')).preds[0]!.place_id),
+    );
     expect(new Set(irbid).size).toBe(1);
   });
 
@@ -84,9 +99,18 @@ describe('embedded gazetteer', () => {
 
   it('geocodes through place details and reports no match with matched:false only', async () => {
     const r = (await (await s.post('/maps/v1/geocode', { address: 'Doha' }, H)).json()) as any;
-    expect(r.data).toMatchObject({ matched: true, source: 'svc_place_details', name: 'Doha', formatted_address: 'Doha, Qatar' });
+    expect(r.data).toMatchObject({
+      matched: true,
+      source: 'svc_place_details',
+      name: 'Doha',
+      formatted_address: 'Doha, Qatar',
+    });
     expect(haversineMeters(r.data, { lat: 25.29, lng: 51.53 })).toBeLessThan(10_000);
-    for (const [address, name] of [['Amman, Jordan', 'Amman'], ['Irbid Jordan', 'Irbid'], ['القاهرة، مصر', 'Cairo']]) {
+    for (const [address, name] of [
+      ['Amman, Jordan', 'Amman'],
+      ['Irbid Jordan', 'Irbid'],
+      ['القاهرة، مصر', 'Cairo'],
+    ]) {
       const g = (await (await s.post('/maps/v1/geocode', { address }, H)).json()) as any;
       expect(g.data.name, address).toBe(name);
     }
@@ -97,7 +121,9 @@ describe('embedded gazetteer', () => {
   it('reverse geocodes a city centre as approximate and the open sea as no_address', async () => {
     const city = (await (await s.post('/maps/v1/reverse', { lat: 31.955, lng: 35.93 }, H)).json()) as any;
     expect(city.data).toMatchObject({ source: 'approximate', formatted_address: 'Amman, Jordan' });
-    const ar = (await (await s.post('/maps/v1/reverse', { lat: 31.955, lng: 35.93 }, { ...H, 'Accept-Language': 'ar' })).json()) as any;
+    const ar = (await (
+      await s.post('/maps/v1/reverse', { lat: 31.955, lng: 35.93 }, { ...H, 'Accept-Language': 'ar' })
+    ).json()) as any;
     expect(ar.data.formatted_address).toBe('عمّان، الأردن');
     const sea = (await (await s.post('/maps/v1/reverse', { lat: 33.5, lng: 33.0 }, H)).json()) as any;
     expect(sea.data).toEqual({ lat: 33.5, lng: 33.0, formatted_address: '', source: 'no_address' });
@@ -106,12 +132,20 @@ describe('embedded gazetteer', () => {
   it('returns a full place record by ID, 404 for an unknown one, and the minimal record in cache_only', async () => {
     const [amman] = (await top('Amman')).preds;
     const r = (await (await s.get(`/maps/v1/place/${amman!.place_id}`, H)).json()) as any;
-    expect(r.data).toMatchObject({ place_id: amman!.place_id.slice(2), name: 'Amman', name_localized: { en: 'Amman', ar: 'عمّان' }, address: 'Jordan', ownership_tier: 'seed' });
+    expect(r.data).toMatchObject({
+      place_id: amman!.place_id.slice(2),
+      name: 'Amman',
+      name_localized: { en: 'Amman', ar: 'عمّان' },
+      address: 'Jordan',
+      ownership_tier: 'seed',
+    });
     expect(BigInt(r.data.cid).toString(16).padStart(16, '0')).toBe(amman!.place_id.slice(2));
     const unknown = await s.get('/maps/v1/place/ffffffffffffffff', H);
     expect(unknown.status).toBe(404);
     expect(await errorCode(unknown)).toBe('PLACE_NOT_FOUND');
-    const minimal = (await (await s.get('/maps/v1/place/ffffffffffffffff?cache_only=1&q=Shop&lat=31.9&lng=35.9', H)).json()) as any;
+    const minimal = (await (
+      await s.get('/maps/v1/place/ffffffffffffffff?cache_only=1&q=Shop&lat=31.9&lng=35.9', H)
+    ).json()) as any;
     expect(minimal.data).toMatchObject({ place_id: 'ffffffffffffffff', name: 'Shop', lat: 31.9, lng: 35.9 });
   });
 
@@ -140,7 +174,11 @@ describe('OSM imports through the CLI', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'svcmaps-import-'));
     for (const f of ['monaco.osm.pbf', 'egypt-osm-nodes.geojsonl.gz']) {
-      const r = spawnSync(process.execPath, [...CLI, 'import', join(OSM_FIXTURES, f), '--data', dir, '--only', 'places', '--json'], { encoding: 'utf8' });
+      const r = spawnSync(
+        process.execPath,
+        [...CLI, 'import', join(OSM_FIXTURES, f), '--data', dir, '--only', 'places', '--json'],
+        { encoding: 'utf8' },
+      );
       expect(r.status, r.stderr).toBe(0);
       const [summary] = JSON.parse(r.stdout);
       expect(summary.importer).toBe('places');
@@ -169,19 +207,28 @@ describe('OSM imports through the CLI', () => {
   });
 
   it('finds Egyptian places by their Arabic names', async () => {
-    const r = (await (await s.get(`/maps/v1/autocomplete?q=${encodeURIComponent('صيدلية')}&lat=30.05&lng=31.24&locale=ar`, H)).json()) as any;
+    const r = (await (
+      await s.get(`/maps/v1/autocomplete?q=${encodeURIComponent('صيدلية')}&lat=30.05&lng=31.24&locale=ar`, H)
+    ).json()) as any;
     expect(r.data.predictions.length).toBeGreaterThan(3);
-    for (const p of r.data.predictions.slice(0, 3)) expect(haversineMeters(p, { lat: 30.05, lng: 31.24 })).toBeLessThan(30_000);
+    for (const p of r.data.predictions.slice(0, 3))
+      expect(haversineMeters(p, { lat: 30.05, lng: 31.24 })).toBeLessThan(30_000);
   });
 
   it('re-running an import replaces that source instead of duplicating it', async () => {
     const before = (await (await s.get('/maps/v1/autocomplete?q=Casino&lat=43.739&lng=7.427', H)).json()) as any;
-    const r = spawnSync(process.execPath, [...CLI, 'import', MONACO_PBF, '--data', dir, '--only', 'places'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [...CLI, 'import', MONACO_PBF, '--data', dir, '--only', 'places'], {
+      encoding: 'utf8',
+    });
     expect(r.status, r.stderr).toBe(0);
     const again = await startPlacesServer(dir);
     const k = again.key().key;
-    const after = (await (await again.get('/maps/v1/autocomplete?q=Casino&lat=43.739&lng=7.427', { 'X-API-Key': k })).json()) as any;
+    const after = (await (
+      await again.get('/maps/v1/autocomplete?q=Casino&lat=43.739&lng=7.427', { 'X-API-Key': k })
+    ).json()) as any;
     await again.close();
-    expect(after.data.predictions.map((p: Pred) => p.place_id)).toEqual(before.data.predictions.map((p: Pred) => p.place_id));
+    expect(after.data.predictions.map((p: Pred) => p.place_id)).toEqual(
+      before.data.predictions.map((p: Pred) => p.place_id),
+    );
   });
 });

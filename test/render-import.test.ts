@@ -12,7 +12,6 @@ import { TileRenderer } from '../src/render/tile-renderer.js';
 import { COLORS } from '../src/render/style.js';
 import { MONACO_PBF } from './helpers/fixtures.js';
 
-
 /** RGB of the pixel at lng/lat in the rendered z/scale tile that contains it. */
 async function pixelAt(r: TileRenderer, lng: number, lat: number, z: number): Promise<[number, number, number]> {
   const fx = lngToX(lng) * 2 ** z;
@@ -65,14 +64,21 @@ describe('render import and cartography checks', () => {
     const ctx = c.getContext('2d');
     ctx.drawImage(img, 0, 0);
     // The tile's top and left edges are grid-cell edges; land there must be land-coloured, not a sea-coloured seam.
-    for (const [x, y] of [[230, 4], [2, 150], [200, 30], [2, 240]] as const) {
+    for (const [x, y] of [
+      [230, 4],
+      [2, 150],
+      [200, 30],
+      [2, 240],
+    ] as const) {
       expect([...ctx.getImageData(x, y, 1, 1).data.slice(0, 3)], `${x},${y}`).toEqual(hex(COLORS.land));
     }
   });
 
   it('area rings are oriented for non-zero filling: outers clockwise, holes anticlockwise', () => {
     const sq = (x0: number, y0: number, s: number, cw: boolean) =>
-      Float64Array.from(cw ? [x0, y0, x0 + s, y0, x0 + s, y0 + s, x0, y0 + s] : [x0, y0, x0, y0 + s, x0 + s, y0 + s, x0 + s, y0]);
+      Float64Array.from(
+        cw ? [x0, y0, x0 + s, y0, x0 + s, y0 + s, x0, y0 + s] : [x0, y0, x0, y0 + s, x0 + s, y0 + s, x0 + s, y0],
+      );
     const area = (r: Float64Array) => {
       let a = 0;
       for (let i = 0, j = r.length - 2; i < r.length; j = i, i += 2) a += (r[j]! - r[i]!) * (r[j + 1]! + r[i + 1]!);

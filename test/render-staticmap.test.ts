@@ -29,13 +29,17 @@ describe('staticmap', () => {
     ctx.drawImage(img, 0, 0);
     const px = ctx.getImageData(0, 0, 400, 200).data;
     let blue = 0;
-    for (let i = 0; i < px.length; i += 4) if (px[i]! < 60 && px[i + 1]! > 80 && px[i + 1]! < 130 && px[i + 2]! > 190) blue++;
+    for (let i = 0; i < px.length; i += 4)
+      if (px[i]! < 60 && px[i + 1]! > 80 && px[i + 1]! < 130 && px[i + 2]! > 190) blue++;
     expect(blue).toBeGreaterThan(200);
   });
 
   it('defaults 600x260, caps at 1024, non-positive sizes use the default', async () => {
     expect(pngSize(await bytesOf(await s.get(`/maps/v1/staticmap?path=${PATH}`, H)))).toEqual({ w: 600, h: 260 });
-    expect(pngSize(await bytesOf(await s.get(`/maps/v1/staticmap?path=${PATH}&w=5000&h=-3`, H)))).toEqual({ w: 1024, h: 260 });
+    expect(pngSize(await bytesOf(await s.get(`/maps/v1/staticmap?path=${PATH}&w=5000&h=-3`, H)))).toEqual({
+      w: 1024,
+      h: 260,
+    });
   });
 
   it('bare 400 for fewer than two valid points or semicolons; a tile token is not accepted', async () => {
@@ -47,7 +51,10 @@ describe('staticmap', () => {
   });
 
   it('memory stays flat over 300 renders', async () => {
-    const paths = Array.from({ length: 300 }, (_, i) => `${30 + (i % 20) * 0.5},${31 + (i % 7) * 0.3},${30.4 + (i % 20) * 0.5},${31.6 + (i % 7) * 0.3}`);
+    const paths = Array.from(
+      { length: 300 },
+      (_, i) => `${30 + (i % 20) * 0.5},${31 + (i % 7) * 0.3},${30.4 + (i % 20) * 0.5},${31.6 + (i % 7) * 0.3}`,
+    );
     for (const p of paths.slice(0, 30)) await s.get(`/maps/v1/staticmap?path=${p}&w=300&h=200`, H).then(bytesOf);
     global.gc?.();
     const before = process.memoryUsage().rss;

@@ -25,7 +25,12 @@ describe('styles, glyphs, sprites, vector', () => {
     expect(style.version).toBe(8);
     expect(style.glyphs).toBe(`/maps/v1/glyphs/{fontstack}/{range}.pbf?t=${token}`);
     const [src] = Object.values(style.sources) as any[];
-    expect(src).toMatchObject({ type: 'raster', tileSize: 256, attribution: '', tiles: [`/maps/v1/tiles/{z}/{x}/{y}@2x.png?t=${token}`] });
+    expect(src).toMatchObject({
+      type: 'raster',
+      tileSize: 256,
+      attribution: '',
+      tiles: [`/maps/v1/tiles/{z}/{x}/{y}@2x.png?t=${token}`],
+    });
     expect(style.layers).toHaveLength(1);
     expect(style.layers[0].type).toBe('raster');
     expect(validateStyleMin(style)).toEqual([]);
@@ -68,7 +73,9 @@ describe('styles, glyphs, sprites, vector', () => {
       expect(r.headers.get('cache-control')).toBe('public, max-age=2592000, immutable');
       expect((await r.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
     }
-    const fallback = await s.get(`/maps/v1/glyphs/${encodeURIComponent('Open Sans Bold,Noto Sans Regular')}/0-255.pbf?t=${token}`);
+    const fallback = await s.get(
+      `/maps/v1/glyphs/${encodeURIComponent('Open Sans Bold,Noto Sans Regular')}/0-255.pbf?t=${token}`,
+    );
     expect(fallback.status).toBe(200);
   });
 

@@ -52,25 +52,50 @@ describe('car profile', () => {
  *   0 - 1 - 2
  */
 function grid(restrictions: RawRestriction[]): OsmRoads {
-  const lat: number[] = [], lon: number[] = [];
-  for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) { lat.push(43.7 + r * 0.002); lon.push(7.4 + c * 0.003); }
-  const ways = [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8]];
+  const lat: number[] = [],
+    lon: number[] = [];
+  for (let r = 0; r < 3; r++)
+    for (let c = 0; c < 3; c++) {
+      lat.push(43.7 + r * 0.002);
+      lon.push(7.4 + c * 0.003);
+    }
+  const ways = [
+    [0, 1, 2],
+    [3, 4, 5],
+    [6, 7, 8],
+    [0, 3, 6],
+    [1, 4, 7],
+    [2, 5, 8],
+  ];
   const refStart = [0];
   const refs: number[] = [];
-  for (const w of ways) { refs.push(...w); refStart.push(refs.length); }
+  for (const w of ways) {
+    refs.push(...w);
+    refStart.push(refs.length);
+  }
   return {
-    nodeIds: Float64Array.from(lat.map((_, i) => i + 1)), lat: Float64Array.from(lat), lon: Float64Array.from(lon), found: new Uint8Array(9).fill(1),
-    refStart: Uint32Array.from(refStart), refs: Uint32Array.from(refs),
-    wayCls: new Uint8Array(6).fill(classCode('residential')), wayOneway: new Int32Array(6), waySpeed: new Float64Array(6).fill(30),
-    wayRoundabout: new Uint8Array(6), wayName: Uint32Array.from([0, 1, 2, 3, 4, 5]),
+    nodeIds: Float64Array.from(lat.map((_, i) => i + 1)),
+    lat: Float64Array.from(lat),
+    lon: Float64Array.from(lon),
+    found: new Uint8Array(9).fill(1),
+    refStart: Uint32Array.from(refStart),
+    refs: Uint32Array.from(refs),
+    wayCls: new Uint8Array(6).fill(classCode('residential')),
+    wayOneway: new Int32Array(6),
+    waySpeed: new Float64Array(6).fill(30),
+    wayRoundabout: new Uint8Array(6),
+    wayName: Uint32Array.from([0, 1, 2, 3, 4, 5]),
     names: ways.map((_, i) => [`Street ${i}`, `شارع ${i}`, '', ''] as [string, string, string, string]),
-    wayIndexByOsmId: new Map(ways.map((_, i) => [100 + i, i])), restrictions, skipped: { viaWayRestrictions: 0, badRestrictions: 0 },
+    wayIndexByOsmId: new Map(ways.map((_, i) => [100 + i, i])),
+    restrictions,
+    skipped: { viaWayRestrictions: 0, badRestrictions: 0 },
   };
 }
 
 describe('turn restrictions (node splitting)', () => {
   // From the west arm (between 3 and 4) to the north arm (between 4 and 7): a left turn at C.
-  const west = { lat: 43.702, lng: 7.4015 }, north = { lat: 43.703, lng: 7.403 };
+  const west = { lat: 43.702, lng: 7.4015 },
+    north = { lat: 43.703, lng: 7.403 };
   const route = (r: RawRestriction[]) => {
     const e = new BuiltinEngine(buildRoadGraph(grid(r), 'grid'), { snapMaxMeters: 500 });
     const res = e.routeSync(west, north, { alternatives: 0, locale: 'en' });
@@ -101,28 +126,43 @@ describe('turn restrictions (node splitting)', () => {
 
 describe('contraction hierarchy', () => {
   it('CH distances equal plain Dijkstra on a random grid (with one-ways)', () => {
-    const W = 40, n = W * W;
+    const W = 40,
+      n = W * W;
     let seed = 3;
     const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const adj: Array<Array<[number, number]>> = Array.from({ length: n }, () => []);
-    for (let r = 0; r < W; r++) for (let c = 0; c < W; c++) {
-      const u = r * W + c;
-      for (const v of [c + 1 < W ? u + 1 : -1, r + 1 < W ? u + W : -1]) {
-        if (v < 0) continue;
-        const w = 1 + Math.floor(rnd() * 100), dir = rnd();
-        if (dir > 0.15) adj[u]!.push([v, w]);
-        if (dir < 0.85) adj[v]!.push([u, w]);
+    for (let r = 0; r < W; r++)
+      for (let c = 0; c < W; c++) {
+        const u = r * W + c;
+        for (const v of [c + 1 < W ? u + 1 : -1, r + 1 < W ? u + W : -1]) {
+          if (v < 0) continue;
+          const w = 1 + Math.floor(rnd() * 100),
+            dir = rnd();
+          if (dir > 0.15) adj[u]!.push([v, w]);
+          if (dir < 0.85) adj[v]!.push([u, w]);
+        }
       }
+    const first = new Uint32Array(n + 1),
+      head: number[] = [],
+      ms: number[] = [];
+    for (let u = 0; u < n; u++) {
+      for (const [v, w] of adj[u]!) {
+        head.push(v);
+        ms.push(w);
+      }
+      first[u + 1] = head.length;
     }
-    const first = new Uint32Array(n + 1), head: number[] = [], ms: number[] = [];
-    for (let u = 0; u < n; u++) { for (const [v, w] of adj[u]!) { head.push(v); ms.push(w); } first[u + 1] = head.length; }
     const g = { n, first, head: Uint32Array.from(head), ms: Uint32Array.from(ms) };
     // a low core limit leaves an uncontracted core, so the core phase of the query is exercised too
-    const full = buildCH(g), cored = buildCH(g, { coreDegree: 5 });
+    const full = buildCH(g),
+      cored = buildCH(g, { coreDegree: 5 });
     expect(cored.coreNodes).toBeGreaterThan(100);
-    const q = new CHQuery(full), qc = new CHQuery(cored, cored.coreNodes), d = new BidiDijkstra(g);
+    const q = new CHQuery(full),
+      qc = new CHQuery(cored, cored.coreNodes),
+      d = new BidiDijkstra(g);
     for (let i = 0; i < 300; i++) {
-      const s = Math.floor(rnd() * n), t = Math.floor(rnd() * n);
+      const s = Math.floor(rnd() * n),
+        t = Math.floor(rnd() * n);
       const want = d.run([[s, 0]], [[t, 0]]);
       expect(q.run([[s, 0]], [[t, 0]])?.cost ?? Infinity).toBe(want);
       expect(qc.run([[s, 0]], [[t, 0]])?.cost ?? Infinity).toBe(want);
@@ -137,13 +177,18 @@ describe('contraction hierarchy', () => {
       expect(summary.counts.edges).toBeGreaterThan(10_000);
       expect(readdirSync(dir)).toEqual([GRAPH_FILE]); // no temp file left behind
       const g = loadGraph(join(dir, GRAPH_FILE));
-      const q = new CHQuery(g), d = new BidiDijkstra({ n: g.meta.nodes, first: g.first, head: g.head, ms: g.ms });
-      let seed = 11, reachable = 0;
+      const q = new CHQuery(g),
+        d = new BidiDijkstra({ n: g.meta.nodes, first: g.first, head: g.head, ms: g.ms });
+      let seed = 11,
+        reachable = 0;
       const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
       for (let i = 0; i < 300; i++) {
-        const a = g.segA[Math.floor(rnd() * g.segA.length)]!, b = g.segB[Math.floor(rnd() * g.segA.length)]!;
-        const sa = snapPoint(g, g.lat[a]!, g.lon[a]!, 1000)!, sb = snapPoint(g, g.lat[b]!, g.lon[b]!, 1000)!;
-        const S = sourceSeeds(g, sa), T = targetSeeds(g, sb);
+        const a = g.segA[Math.floor(rnd() * g.segA.length)]!,
+          b = g.segB[Math.floor(rnd() * g.segA.length)]!;
+        const sa = snapPoint(g, g.lat[a]!, g.lon[a]!, 1000)!,
+          sb = snapPoint(g, g.lat[b]!, g.lon[b]!, 1000)!;
+        const S = sourceSeeds(g, sa),
+          T = targetSeeds(g, sb);
         const ch = q.run(S, T)?.cost ?? Infinity;
         expect(ch).toBeCloseTo(d.run(S, T), 6);
         if (ch < Infinity) reachable++;

@@ -6,7 +6,6 @@ import { startServer, type TestServer } from './helpers/app.js';
 import { roadsImporter } from '../src/import/roads-importer.js';
 import { MONACO_PBF } from './helpers/fixtures.js';
 
-
 describe('road graph reload', () => {
   let dir: string;
   let s: TestServer;

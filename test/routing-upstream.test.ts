@@ -11,7 +11,8 @@ import { errorCode, startServer } from './helpers/app.js';
 
 // Recorded-shape response bodies of OSRM, Valhalla and GraphHopper served by a local HTTP server.
 const fx = (name: string) => readFileSync(join(__dirname, 'fixtures', 'upstream', name), 'utf8');
-const FROM = { lat: 43.731358, lng: 7.419558 }, TO = { lat: 43.733427, lng: 7.423102 };
+const FROM = { lat: 43.731358, lng: 7.419558 },
+  TO = { lat: 43.733427, lng: 7.423102 };
 
 let server: Server;
 let base = '';
@@ -26,7 +27,8 @@ beforeAll(async () => {
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, body });
       const engine = req.url!.startsWith('/route/v1/') ? 'osrm' : req.method === 'POST' ? 'valhalla' : 'graphhopper';
-      const send = (status: number, text: string) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(text);
+      const send = (status: number, text: string) =>
+        res.writeHead(status, { 'Content-Type': 'application/json' }).end(text);
       if (mode === 'fail') return send(500, '{"message":"internal"}');
       if (mode === 'noroute') return send(400, fx(`${engine}-noroute.json`));
       const answer = () => send(200, fx(`${engine}-route.json`));
@@ -48,7 +50,11 @@ function checkPaths(paths: EnginePath[], types: string[]) {
   expect(p.distance_m).toBeGreaterThan(300);
   const m = p.maneuvers!;
   expect(m.map((x) => x.type)).toEqual(types);
-  expect(m[1]).toMatchObject({ modifier: 'left', street_name: 'Avenue Prince Pierre', instruction: 'Turn left onto Avenue Prince Pierre' });
+  expect(m[1]).toMatchObject({
+    modifier: 'left',
+    street_name: 'Avenue Prince Pierre',
+    instruction: 'Turn left onto Avenue Prince Pierre',
+  });
   expect(m[2]!.exit).toBe(2);
   expect(m[2]!.instruction).toMatch(/^At the roundabout, take the 2nd exit/);
   const sum = m.reduce((s, x) => s + x.distance_m, 0);
@@ -70,14 +76,29 @@ describe.each(engines)('%s adapter', (name, make) => {
     const r = await e.route(FROM, TO, { alternatives: 2, locale: 'en' });
     expect(r.kind).toBe('ok');
     // GraphHopper reports the road after a roundabout as its own "continue" instruction
-    const types = name === 'graphhopper' ? ['depart', 'turn', 'roundabout', 'continue', 'arrive'] : ['depart', 'turn', 'roundabout', 'arrive'];
+    const types =
+      name === 'graphhopper'
+        ? ['depart', 'turn', 'roundabout', 'continue', 'arrive']
+        : ['depart', 'turn', 'roundabout', 'arrive'];
     if (r.kind === 'ok') checkPaths(r.paths, types);
     const ar = await e.route(FROM, TO, { alternatives: 2, locale: 'ar' });
     if (ar.kind === 'ok') expect(ar.paths[0]!.maneuvers![1]!.instruction).toBe('انعطف يسارًا إلى Avenue Prince Pierre');
     const req = seen[0]!;
-    if (name === 'osrm') expect(req.url).toMatch(/^\/route\/v1\/driving\/7\.419558,43\.731358;7\.423102,43\.733427\?steps=true&geometries=geojson&overview=full&alternatives=2$/);
-    if (name === 'valhalla') expect(JSON.parse(req.body)).toMatchObject({ costing: 'auto', alternates: 2, locations: [{ lat: FROM.lat, lon: FROM.lng }, { lat: TO.lat, lon: TO.lng }] });
-    if (name === 'graphhopper') expect(req.url).toMatch(/points_encoded=false.*point=43\.731358%2C7\.419558&point=43\.733427%2C7\.423102/);
+    if (name === 'osrm')
+      expect(req.url).toMatch(
+        /^\/route\/v1\/driving\/7\.419558,43\.731358;7\.423102,43\.733427\?steps=true&geometries=geojson&overview=full&alternatives=2$/,
+      );
+    if (name === 'valhalla')
+      expect(JSON.parse(req.body)).toMatchObject({
+        costing: 'auto',
+        alternates: 2,
+        locations: [
+          { lat: FROM.lat, lon: FROM.lng },
+          { lat: TO.lat, lon: TO.lng },
+        ],
+      });
+    if (name === 'graphhopper')
+      expect(req.url).toMatch(/points_encoded=false.*point=43\.731358%2C7\.419558&point=43\.733427%2C7\.423102/);
   });
 
   it('"no route" answers are unroutable; server errors and timeouts throw', async () => {
@@ -86,7 +107,10 @@ describe.each(engines)('%s adapter', (name, make) => {
     mode = 'fail';
     await expect(make().route(FROM, TO, { alternatives: 0, locale: 'en' })).rejects.toThrow(/500/);
     mode = 'slow';
-    const quick = { osrm: osrmEngine, valhalla: valhallaEngine, graphhopper: graphhopperEngine }[name as 'osrm'](base, 100);
+    const quick = { osrm: osrmEngine, valhalla: valhallaEngine, graphhopper: graphhopperEngine }[name as 'osrm'](
+      base,
+      100,
+    );
     await expect(quick.route(FROM, TO, { alternatives: 0, locale: 'en' })).rejects.toThrow();
   });
 });

@@ -22,15 +22,23 @@ const key = (c: number[]) => `${c[0]},${c[1]}`;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'svcmaps-routing-'));
-  const r = spawnSync(process.execPath, [...CLI, 'import', MONACO_PBF, '--data', dataDir, '--only', 'roads', '--json'], { encoding: 'utf8', env: { ...process.env, SVCMAPS_DATA: '' } });
+  const r = spawnSync(
+    process.execPath,
+    [...CLI, 'import', MONACO_PBF, '--data', dataDir, '--only', 'roads', '--json'],
+    { encoding: 'utf8', env: { ...process.env, SVCMAPS_DATA: '' } },
+  );
   if (r.status !== 0) throw new Error(`import failed (${r.status}): ${r.stderr}`);
   summary = JSON.parse(r.stdout);
   g = loadGraph(join(dataDir, GRAPH_FILE));
   for (let u = 0; u < g.meta.nodes; u++) {
     for (let e = g.first[u]!; e < g.first[u + 1]!; e++) {
-      const a = [g.lon[u]!, g.lat[u]!], b = [g.lon[g.head[e]!]!, g.lat[g.head[e]!]!];
+      const a = [g.lon[u]!, g.lat[u]!],
+        b = [g.lon[g.head[e]!]!, g.lat[g.head[e]!]!];
       edges.add(`${key(a)}>${key(b)}`);
-      for (const [x, y] of [[a, b], [b, a]]) {
+      for (const [x, y] of [
+        [a, b],
+        [b, a],
+      ]) {
         if (!neighbours.has(key(x!))) neighbours.set(key(x!), []);
         neighbours.get(key(x!))!.push(y!);
       }
@@ -45,19 +53,33 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const body = (a: { lat: number; lng: number }, b: { lat: number; lng: number }, extra: Record<string, unknown> = {}) =>
-  ({ origin_lat: a.lat, origin_lng: a.lng, dest_lat: b.lat, dest_lng: b.lng, ...extra });
+const body = (
+  a: { lat: number; lng: number },
+  b: { lat: number; lng: number },
+  extra: Record<string, unknown> = {},
+) => ({ origin_lat: a.lat, origin_lng: a.lng, dest_lat: b.lat, dest_lng: b.lng, ...extra });
 
-async function directions(a: { lat: number; lng: number }, b: { lat: number; lng: number }, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+async function directions(
+  a: { lat: number; lng: number },
+  b: { lat: number; lng: number },
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) {
   const res = await s.post('/maps/v1/directions', body(a, b, extra), { ...H, ...headers });
   return { status: res.status, data: ((await res.json()) as any).data, res };
 }
 
 /** Distance (m) from point p to segment a-b, in a local flat frame. */
 function toSegment(p: number[], a: number[], b: number[]): number {
-  const kx = 111_320 * Math.cos((p[1]! * Math.PI) / 180), ky = 110_574;
-  const ax = (a[0]! - p[0]!) * kx, ay = (a[1]! - p[1]!) * ky, bx = (b[0]! - p[0]!) * kx, by = (b[1]! - p[1]!) * ky;
-  const dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy;
+  const kx = 111_320 * Math.cos((p[1]! * Math.PI) / 180),
+    ky = 110_574;
+  const ax = (a[0]! - p[0]!) * kx,
+    ay = (a[1]! - p[1]!) * ky,
+    bx = (b[0]! - p[0]!) * kx,
+    by = (b[1]! - p[1]!) * ky;
+  const dx = bx - ax,
+    dy = by - ay,
+    l2 = dx * dx + dy * dy;
   const t = l2 ? Math.min(1, Math.max(0, -(ax * dx + ay * dy) / l2)) : 0;
   return Math.hypot(ax + t * dx, ay + t * dy);
 }
@@ -65,9 +87,11 @@ function toSegment(p: number[], a: number[], b: number[]): number {
 /** Interior polyline steps are graph edges (in the driven direction); end steps run along an edge from a snap. */
 function assertOnGraph(coords: number[][]) {
   // the snapped end lies on a segment (either direction) that touches the graph node next to it
-  const onSomeEdgeOf = (p: number[], node: number[]) => (neighbours.get(key(node)) ?? []).some((o) => toSegment(p, node, o) < 0.5);
+  const onSomeEdgeOf = (p: number[], node: number[]) =>
+    (neighbours.get(key(node)) ?? []).some((o) => toSegment(p, node, o) < 0.5);
   for (let i = 0; i + 1 < coords.length; i++) {
-    const a = coords[i]!, b = coords[i + 1]!;
+    const a = coords[i]!,
+      b = coords[i + 1]!;
     if (edges.has(`${key(a)}>${key(b)}`)) continue;
     if (i === 0 && onSomeEdgeOf(a, b)) continue;
     if (i + 1 === coords.length - 1 && onSomeEdgeOf(b, a)) continue;
@@ -95,9 +119,11 @@ describe('routing over the imported Monaco graph', () => {
   });
 
   it('routes lie on imported ways, are at least the straight line, sane detour factor, maneuvers add up', async () => {
-    let checked = 0, sane = 0;
+    let checked = 0,
+      sane = 0;
     while (checked < 25) {
-      const a = randomPoint(), b = randomPoint();
+      const a = randomPoint(),
+        b = randomPoint();
       if (haversineMeters(a, b) < 50) continue;
       const r = await directions(a, b);
       if (r.status === 422) continue; // clipped carriageways at the extract edge
@@ -111,14 +137,18 @@ describe('routing over the imported Monaco graph', () => {
       expect(line.type).toBe('LineString');
       assertOnGraph(line.coordinates);
       const c = line.coordinates;
-      const straight = haversineMeters({ lat: c[0][1], lng: c[0][0] }, { lat: c[c.length - 1][1], lng: c[c.length - 1][0] });
+      const straight = haversineMeters(
+        { lat: c[0][1], lng: c[0][0] },
+        { lat: c[c.length - 1][1], lng: c[c.length - 1][0] },
+      );
       expect(d.distance_meters).toBeGreaterThanOrEqual(Math.floor(straight) - 1);
       if (d.distance_meters < 3 * straight + 200) sane++;
       for (const route of d.routes) {
         const m = route.maneuvers;
         expect(m[0].type).toBe('depart');
         expect(m[m.length - 1].type).toBe('arrive');
-        const sumD = m.reduce((x: number, y: any) => x + y.distance_m, 0), sumT = m.reduce((x: number, y: any) => x + y.duration_s, 0);
+        const sumD = m.reduce((x: number, y: any) => x + y.distance_m, 0),
+          sumT = m.reduce((x: number, y: any) => x + y.duration_s, 0);
         expect(Math.abs(sumD - route.distance_meters)).toBeLessThanOrEqual(1);
         expect(Math.abs(sumT - route.duration_seconds)).toBeLessThanOrEqual(1);
         for (const x of m) expect(typeof x.instruction).toBe('string');
@@ -132,13 +162,16 @@ describe('routing over the imported Monaco graph', () => {
   it('alternatives are labelled, genuinely different and not much longer', async () => {
     let found = 0;
     for (let i = 0; i < 40 && found < 3; i++) {
-      const a = randomPoint(), b = randomPoint();
+      const a = randomPoint(),
+        b = randomPoint();
       if (haversineMeters(a, b) < 800) continue;
       const r = await directions(a, b);
       if (r.status !== 200 || r.data.routes.length < 2) continue;
       found++;
       const routes = r.data.routes;
-      expect(routes.map((x: any) => x.label)).toEqual(['Fastest', 'Alternative 1', 'Alternative 2'].slice(0, routes.length));
+      expect(routes.map((x: any) => x.label)).toEqual(
+        ['Fastest', 'Alternative 1', 'Alternative 2'].slice(0, routes.length),
+      );
       const lines = routes.map((x: any) => JSON.parse(x.polyline).coordinates.map(key) as string[]);
       for (let k = 1; k < routes.length; k++) {
         expect(routes[k].duration_seconds).toBeLessThanOrEqual(routes[0].duration_seconds * 1.4 + 1);
@@ -154,11 +187,16 @@ describe('routing over the imported Monaco graph', () => {
   it('one-way streets: A->B along a one-way is direct, B->A has to go around', async () => {
     let tested = false;
     for (let seg = 0; seg < g.segA.length && !tested; seg++) {
-      const fwd = g.segFirst[2 * seg + 1]! - g.segFirst[2 * seg]!, bwd = g.segFirst[2 * seg + 2]! - g.segFirst[2 * seg + 1]!;
+      const fwd = g.segFirst[2 * seg + 1]! - g.segFirst[2 * seg]!,
+        bwd = g.segFirst[2 * seg + 2]! - g.segFirst[2 * seg + 1]!;
       if (!fwd || bwd || g.segTiny[seg]) continue;
-      const A = g.segA[seg]!, B = g.segB[seg]!;
+      const A = g.segA[seg]!,
+        B = g.segB[seg]!;
       if (haversineMeters({ lat: g.lat[A]!, lng: g.lon[A]! }, { lat: g.lat[B]!, lng: g.lon[B]! }) < 60) continue;
-      const at = (t: number) => ({ lat: g.lat[A]! + t * (g.lat[B]! - g.lat[A]!), lng: g.lon[A]! + t * (g.lon[B]! - g.lon[A]!) });
+      const at = (t: number) => ({
+        lat: g.lat[A]! + t * (g.lat[B]! - g.lat[A]!),
+        lng: g.lon[A]! + t * (g.lon[B]! - g.lon[A]!),
+      });
       const ab = await directions(at(0.3), at(0.7));
       const ba = await directions(at(0.7), at(0.3));
       if (ab.status !== 200 || ba.status !== 200) continue;
@@ -175,7 +213,11 @@ describe('routing over the imported Monaco graph', () => {
   });
 
   it('waypoints give the multi-leg shape', async () => {
-    const r = await directions({ lat: 43.7311, lng: 7.4197 }, { lat: 43.7450, lng: 7.4300 }, { waypoints: [{ lat: 43.7384, lng: 7.4246 }] });
+    const r = await directions(
+      { lat: 43.7311, lng: 7.4197 },
+      { lat: 43.745, lng: 7.43 },
+      { waypoints: [{ lat: 43.7384, lng: 7.4246 }] },
+    );
     expect(r.status).toBe(200);
     expect(r.data).toMatchObject({ legs: 2, partial: false, source: 'svc_multileg' });
     const ml = JSON.parse(r.data.polyline);
@@ -185,7 +227,8 @@ describe('routing over the imported Monaco graph', () => {
   });
 
   it('a second identical call is a memory cache hit; coarse_origin shares a ~110 m origin cell', async () => {
-    const a = { lat: 43.73182, lng: 7.41853 }, b = { lat: 43.74021, lng: 7.42713 };
+    const a = { lat: 43.73182, lng: 7.41853 },
+      b = { lat: 43.74021, lng: 7.42713 };
     const first = await directions(a, b);
     expect(first.data.source).toBe('fresh');
     const second = await directions(a, b);
@@ -198,7 +241,8 @@ describe('routing over the imported Monaco graph', () => {
   });
 
   it('prefetch-directions fills the cache: the following directions call is a hit', async () => {
-    const a = { lat: 43.7275, lng: 7.4155 }, b = { lat: 43.7478, lng: 7.4353 };
+    const a = { lat: 43.7275, lng: 7.4155 },
+      b = { lat: 43.7478, lng: 7.4353 };
     const p = await s.post('/maps/v1/prefetch-directions', body(a, b), H);
     expect(((await p.json()) as any).data).toEqual({ queued: true, legs: 1 });
     let source = '';
@@ -210,10 +254,20 @@ describe('routing over the imported Monaco graph', () => {
   });
 
   it('Arabic instructions with Accept-Language: ar', async () => {
-    const r = await directions({ lat: 43.7311, lng: 7.4197 }, { lat: 43.7450, lng: 7.4300 }, {}, { 'Accept-Language': 'ar' });
+    const r = await directions(
+      { lat: 43.7311, lng: 7.4197 },
+      { lat: 43.745, lng: 7.43 },
+      {},
+      { 'Accept-Language': 'ar' },
+    );
     const m = r.data.routes[0].maneuvers;
     expect(m[0].instruction).toMatch(/^اتجه نحو/);
     expect(m[m.length - 1].instruction).toBe('لقد وصلت إلى وجهتك');
-    expect(m.some((x: any) => /[\u0600-\u06FF]/.test(x.instruction) && ['turn', 'continue', 'roundabout', 'fork', 'merge'].includes(x.type))).toBe(true);
+    expect(
+      m.some(
+        (x: any) =>
+          /[\u0600-\u06FF]/.test(x.instruction) && ['turn', 'continue', 'roundabout', 'fork', 'merge'].includes(x.type),
+      ),
+    ).toBe(true);
   });
 });

@@ -27,9 +27,20 @@ function expected(z: number, b: readonly number[] = BBOX): Set<string> {
 /** A plain-SQL MBTiles reader that knows only the MBTiles 1.3 spec: XYZ from TMS rows. */
 function readMbtiles(file: string) {
   const db = new Database(file, { readonly: true });
-  const meta = Object.fromEntries((db.prepare('SELECT name, value FROM metadata').all() as Array<{ name: string; value: string }>).map((r) => [r.name, r.value]));
-  const tiles = (db.prepare('SELECT zoom_level z, tile_column x, tile_row row, tile_data data FROM tiles').all() as Array<{ z: number; x: number; row: number; data: Buffer }>)
-    .map((t) => ({ key: `${t.z}/${t.x}/${(1 << t.z) - 1 - t.row}`, data: t.data }));
+  const meta = Object.fromEntries(
+    (db.prepare('SELECT name, value FROM metadata').all() as Array<{ name: string; value: string }>).map((r) => [
+      r.name,
+      r.value,
+    ]),
+  );
+  const tiles = (
+    db.prepare('SELECT zoom_level z, tile_column x, tile_row row, tile_data data FROM tiles').all() as Array<{
+      z: number;
+      x: number;
+      row: number;
+      data: Buffer;
+    }>
+  ).map((t) => ({ key: `${t.z}/${t.x}/${(1 << t.z) - 1 - t.row}`, data: t.data }));
   db.close();
   return { meta, tiles };
 }
@@ -57,7 +68,19 @@ describe('svcmaps seed and tiles', () => {
   afterAll(() => rmSync(data, { recursive: true, force: true }));
 
   it('--dry-run prints per-zoom counts and writes nothing', async () => {
-    const r = await cli('seed', '--data', data, '--bbox', bbox, '--zoom', '12,14-15', '--scale', '1,2', '--dry-run', '--json');
+    const r = await cli(
+      'seed',
+      '--data',
+      data,
+      '--bbox',
+      bbox,
+      '--zoom',
+      '12,14-15',
+      '--scale',
+      '1,2',
+      '--dry-run',
+      '--json',
+    );
     expect(r.code, r.err).toBe(0);
     const j = JSON.parse(r.out) as { total: number; zooms: Array<{ z: number; tiles: number; bytes: number }> };
     expect(j.zooms.map((z) => z.z)).toEqual([12, 14, 15]);
@@ -84,7 +107,11 @@ describe('svcmaps seed and tiles', () => {
 
   it('kill -9 during a seed, then --resume: every tile present and valid', async () => {
     // One thread over ~60 tiles: slow enough that the first committed batch (after 1 s) is only part of the job.
-    const child = spawn(process.execPath, [...CLI, 'seed', '--data', data, '--bbox', bbox, '--zoom', '16', '--scale', '2', '--concurrency', '1'], { stdio: 'ignore' });
+    const child = spawn(
+      process.execPath,
+      [...CLI, 'seed', '--data', data, '--bbox', bbox, '--zoom', '16', '--scale', '2', '--concurrency', '1'],
+      { stdio: 'ignore' },
+    );
     const file = join(data, 'tiles@2x.mbtiles');
     const count = () => countTiles(file);
     const total = expected(16).size;
@@ -109,7 +136,24 @@ describe('svcmaps seed and tiles', () => {
   }, 60_000);
 
   it('Ctrl-C (SIGINT) stops a seed cleanly with exit code 130 and a hint; --resume finishes it', async () => {
-    const child = spawn(process.execPath, [...CLI, 'seed', '--data', data, '--bbox', SMALL.join(','), '--zoom', '15-16', '--scale', '3', '--concurrency', '1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        ...CLI,
+        'seed',
+        '--data',
+        data,
+        '--bbox',
+        SMALL.join(','),
+        '--zoom',
+        '15-16',
+        '--scale',
+        '3',
+        '--concurrency',
+        '1',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let err = '';
     child.stderr!.on('data', (d) => (err += d));
     const file = join(data, 'tiles@3x.mbtiles');
@@ -125,15 +169,50 @@ describe('svcmaps seed and tiles', () => {
   }, 60_000);
 
   it('--refresh-before re-renders only tiles older than the given time', async () => {
-    const past = await cli('seed', '--data', data, '--bbox', bbox, '--zoom', '10-12', '--refresh-before', '2000-01-01T00:00:00Z', '--json');
+    const past = await cli(
+      'seed',
+      '--data',
+      data,
+      '--bbox',
+      bbox,
+      '--zoom',
+      '10-12',
+      '--refresh-before',
+      '2000-01-01T00:00:00Z',
+      '--json',
+    );
     expect(JSON.parse(past.out).zooms.every((z: { written: number }) => z.written === 0)).toBe(true);
-    const future = await cli('seed', '--data', data, '--bbox', bbox, '--zoom', '10-12', '--refresh-before', new Date(Date.now() + 60_000).toISOString(), '--json');
-    expect(JSON.parse(future.out).zooms.every((z: { written: number; skipped: number }) => z.written > 0 && z.skipped === 0)).toBe(true);
+    const future = await cli(
+      'seed',
+      '--data',
+      data,
+      '--bbox',
+      bbox,
+      '--zoom',
+      '10-12',
+      '--refresh-before',
+      new Date(Date.now() + 60_000).toISOString(),
+      '--json',
+    );
+    expect(
+      JSON.parse(future.out).zooms.every((z: { written: number; skipped: number }) => z.written > 0 && z.skipped === 0),
+    ).toBe(true);
   });
 
   it('tiles export writes a standalone subset; tiles info lists it; the server serves seeded tiles from cache', async () => {
     const out = join(data, 'subset.mbtiles');
-    const e = await cli('tiles', 'export', '--data', data, '--bbox', '7.41,43.73,7.43,43.74', '--zoom', '13-14', '--output', out);
+    const e = await cli(
+      'tiles',
+      'export',
+      '--data',
+      data,
+      '--bbox',
+      '7.41,43.73,7.43,43.74',
+      '--zoom',
+      '13-14',
+      '--output',
+      out,
+    );
     expect(e.code, e.err).toBe(0);
     const { meta, tiles } = readMbtiles(out);
     expect(meta.minzoom).toBe('13');
@@ -167,10 +246,28 @@ describe('svcmaps seed and tiles', () => {
 
   it('rejects bad arguments with one-line errors', async () => {
     expect((await cli('seed', '--data', data, '--zoom', '3')).err).toMatch(/--bbox/);
-    expect((await cli('seed', '--data', data, '--bbox', '1,2,3', '--zoom', '3')).err).toMatch(/minLng,minLat,maxLng,maxLat/);
+    expect((await cli('seed', '--data', data, '--bbox', '1,2,3', '--zoom', '3')).err).toMatch(
+      /minLng,minLat,maxLng,maxLat/,
+    );
     expect((await cli('seed', '--data', data, '--bbox', bbox, '--zoom', '5-30')).err).toMatch(/0-20/);
     const poly = join(data, 'p.geojson');
-    writeFileSync(poly, JSON.stringify({ type: 'Feature', geometry: { type: 'Polygon', coordinates: [[[7.41, 43.73], [7.43, 43.73], [7.42, 43.745], [7.41, 43.73]]] } }));
+    writeFileSync(
+      poly,
+      JSON.stringify({
+        type: 'Feature',
+        geometry: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [7.41, 43.73],
+              [7.43, 43.73],
+              [7.42, 43.745],
+              [7.41, 43.73],
+            ],
+          ],
+        },
+      }),
+    );
     const d = await cli('seed', '--data', data, '--polygon', poly, '--zoom', '16', '--dry-run', '--json');
     expect(JSON.parse(d.out).total).toBeGreaterThan(0);
     expect(JSON.parse(d.out).total).toBeLessThanOrEqual(expected(16).size);

@@ -30,19 +30,39 @@ describe('svcmaps selftest on a throwaway copy', () => {
     expect(report).toMatchObject({ mode: 'local', verdict: 'pass', failed: 0, skipped: 2 });
     const byId = Object.fromEntries(report.checks.map((c) => [c.id, c]));
     expect(Object.keys(byId)).toEqual([
-      'health', 'auth', 'tokens', 'limits', 'autocomplete-en', 'autocomplete-ar', 'places-imported', 'geocode', 'reverse', 'directions',
-      'tiles-cold', 'tiles-hot', 'tiles-warm', 'style', 'glyphs', 'staticmap', 'metrics',
+      'health',
+      'auth',
+      'tokens',
+      'limits',
+      'autocomplete-en',
+      'autocomplete-ar',
+      'places-imported',
+      'geocode',
+      'reverse',
+      'directions',
+      'tiles-cold',
+      'tiles-hot',
+      'tiles-warm',
+      'style',
+      'glyphs',
+      'staticmap',
+      'metrics',
     ]);
-    expect(byId.directions).toMatchObject({ status: 'skip', detail: 'skipped: no road graph imported (svcmaps import <file.osm.pbf>)' });
+    expect(byId.directions).toMatchObject({
+      status: 'skip',
+      detail: 'skipped: no road graph imported (svcmaps import <file.osm.pbf>)',
+    });
     expect(byId['autocomplete-ar']!.detail).toContain('عمّان');
-    expect(byId['places-imported']).toMatchObject({ status: 'skip', detail: 'skipped: no places extract imported (svcmaps import <file.osm.pbf | .geojsonl>)' });
+    expect(byId['places-imported']).toMatchObject({
+      status: 'skip',
+      detail: 'skipped: no places extract imported (svcmaps import <file.osm.pbf | .geojsonl>)',
+    });
     expect(byId.tokens!.detail).toContain('dead on revoke');
     expect(byId.limits!.detail).toContain('2nd miss at 1/day refused');
     for (const c of report.checks) expect(c.ms).toBeGreaterThanOrEqual(0);
     // The operator's directory is untouched (only a copy was served) and the copy is gone.
     expect(readdirSync(data)).toEqual([]);
     expect(selftestTemps()).toBe(temps);
-
   }, 60_000);
 });
 
@@ -61,8 +81,15 @@ describe('svcmaps selftest interrupted', () => {
       env: {},
     };
     const cmd = makeSelftestCommand(io, signals).exitOverride();
-    const err = await cmd.parseAsync(['--data', data], { from: 'user' }).then(() => undefined, (e) => e);
-    expect(err).toMatchObject({ name: 'CliError', exitCode: 130, message: 'selftest interrupted; nothing was changed' });
+    const err = await cmd.parseAsync(['--data', data], { from: 'user' }).then(
+      () => undefined,
+      (e) => e,
+    );
+    expect(err).toMatchObject({
+      name: 'CliError',
+      exitCode: 130,
+      message: 'selftest interrupted; nothing was changed',
+    });
     expect(out).toMatch(/started on http:\/\/127\.0\.0\.1:\d+ .*\n(.*\n)*interrupted\n$/);
     expect(out).not.toMatch(/^PASS/m);
     expect(selftestTemps()).toBe(temps);
@@ -110,7 +137,10 @@ describe('svcmaps selftest against a running server', () => {
     expect(r.code).toBe(1);
     const report = JSON.parse(r.out) as SelftestReport;
     expect(report.verdict).toBe('fail');
-    expect(report.checks.find((c) => c.id === 'auth')).toMatchObject({ status: 'fail', detail: 'valid key: expected 200, got 401 INVALID_API_KEY' });
+    expect(report.checks.find((c) => c.id === 'auth')).toMatchObject({
+      status: 'fail',
+      detail: 'valid key: expected 200, got 401 INVALID_API_KEY',
+    });
     expect(r.err).toMatch(/^svcmaps: selftest failed: \d+ failed\n$/);
   }, 30_000);
 
@@ -123,8 +153,16 @@ describe('svcmaps selftest against a running server', () => {
     });
     const r = await cli('selftest', '--url', `http://127.0.0.1:${closed}`, '--key', 'k', '--json');
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.out).checks[0]).toMatchObject({ id: 'health', status: 'fail', detail: 'fetch failed (ECONNREFUSED)' });
-    for (const args of [['--url', s.url], ['--key', 'x'], ['--url', s.url, '--key', 'x', '--data', data]]) {
+    expect(JSON.parse(r.out).checks[0]).toMatchObject({
+      id: 'health',
+      status: 'fail',
+      detail: 'fetch failed (ECONNREFUSED)',
+    });
+    for (const args of [
+      ['--url', s.url],
+      ['--key', 'x'],
+      ['--url', s.url, '--key', 'x', '--data', data],
+    ]) {
       const bad = await cli('selftest', ...args);
       expect(bad.code).toBe(1);
       expect(bad.err.trim().split('\n')).toHaveLength(1);
@@ -138,14 +176,41 @@ describe('selftest live view (ink)', () => {
     ['health', 'tiles-cold', 'directions'].map((id) => ({ id, label: id, status: 'pending', ...over[id] }));
 
   it('draws the checklist as checks run, then the verdict', () => {
-    const view = render(createElement(SelftestView, { title: 'svcmaps selftest — copy of /data', phase: 'starting…', states: states({}) }));
+    const view = render(
+      createElement(SelftestView, {
+        title: 'svcmaps selftest — copy of /data',
+        phase: 'starting…',
+        states: states({}),
+      }),
+    );
     expect(view.lastFrame()).toContain('starting…');
     expect(view.lastFrame()).toMatch(/· health/);
-    view.rerender(createElement(SelftestView, { title: 't', states: states({ health: { status: 'pass', ms: 12, detail: 'database ok' }, 'tiles-cold': { status: 'running' } }) }));
+    view.rerender(
+      createElement(SelftestView, {
+        title: 't',
+        states: states({
+          health: { status: 'pass', ms: 12, detail: 'database ok' },
+          'tiles-cold': { status: 'running' },
+        }),
+      }),
+    );
     expect(view.lastFrame()).toMatch(/✓ health +12 ms {2}database ok/);
     expect(view.lastFrame()).toMatch(/… tiles-cold/);
-    const done = states({ health: { status: 'pass', ms: 12 }, 'tiles-cold': { status: 'fail', ms: 30, detail: 'tile came from "cache"' }, directions: { status: 'skip', ms: 0, detail: 'skipped: no road graph imported' } });
-    const report: SelftestReport = { target: 'x', mode: 'local', verdict: 'fail', passed: 1, failed: 1, skipped: 1, ms: 2500, checks: done };
+    const done = states({
+      health: { status: 'pass', ms: 12 },
+      'tiles-cold': { status: 'fail', ms: 30, detail: 'tile came from "cache"' },
+      directions: { status: 'skip', ms: 0, detail: 'skipped: no road graph imported' },
+    });
+    const report: SelftestReport = {
+      target: 'x',
+      mode: 'local',
+      verdict: 'fail',
+      passed: 1,
+      failed: 1,
+      skipped: 1,
+      ms: 2500,
+      checks: done,
+    };
     view.rerender(createElement(SelftestView, { title: 't', states: done, report }));
     const frame = view.lastFrame()!;
     expect(frame).toMatch(/✗ tiles-cold +30 ms {2}tile came from "cache"/);

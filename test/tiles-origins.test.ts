@@ -46,7 +46,14 @@ describe('tile origins: upstream XYZ and another MBTiles', () => {
   });
 
   const origin = (kind: string, extra: Partial<ConstructorParameters<typeof XyzOrigin>[0]> = {}) =>
-    new XyzOrigin({ url: `${base}/${kind}/{z}/{x}/{y}{r}.png`, userAgent: 'svcmaps-test/1 (ops@example.org)', timeoutMs: 300, retries: 2, concurrency: 2, ...extra });
+    new XyzOrigin({
+      url: `${base}/${kind}/{z}/{x}/{y}{r}.png`,
+      userAgent: 'svcmaps-test/1 (ops@example.org)',
+      timeoutMs: 300,
+      retries: 2,
+      concurrency: 2,
+      ...extra,
+    });
 
   it('fetches with the operator User-Agent, the @2x suffix, and retries 5xx with backoff', async () => {
     expect((await origin('ok').fetch(3, 4, 2, 2, AbortSignal.timeout(5000)))!.equals(png)).toBe(true);
@@ -59,7 +66,9 @@ describe('tile origins: upstream XYZ and another MBTiles', () => {
     expect(await origin('missing').fetch(1, 0, 0, 1, AbortSignal.timeout(5000))).toBeUndefined();
     await expect(origin('html').fetch(1, 0, 0, 1, AbortSignal.timeout(5000))).rejects.toMatchObject({ kind: 'failed' });
     await expect(origin('down').fetch(1, 0, 0, 1, AbortSignal.timeout(5000))).rejects.toMatchObject({ kind: 'failed' });
-    await expect(origin('slow', { retries: 0 }).fetch(1, 0, 0, 1, AbortSignal.timeout(5000))).rejects.toMatchObject({ kind: 'timeout' });
+    await expect(origin('slow', { retries: 0 }).fetch(1, 0, 0, 1, AbortSignal.timeout(5000))).rejects.toMatchObject({
+      kind: 'timeout',
+    });
   });
 
   it('never has more than `concurrency` requests in flight', async () => {
@@ -67,7 +76,11 @@ describe('tile origins: upstream XYZ and another MBTiles', () => {
     let peak = 0;
     const f = globalThis.fetch;
     const counting = new XyzOrigin({
-      url: `${base}/ok/{z}/{x}/{y}.png`, userAgent: 'x', timeoutMs: 1000, retries: 0, concurrency: 2,
+      url: `${base}/ok/{z}/{x}/{y}.png`,
+      userAgent: 'x',
+      timeoutMs: 1000,
+      retries: 0,
+      concurrency: 2,
       fetchImpl: async (u, init) => {
         peak = Math.max(peak, ++inflight);
         try {
@@ -82,7 +95,9 @@ describe('tile origins: upstream XYZ and another MBTiles', () => {
   });
 
   it('through the server: xyz origin tiles are fresh then stored; an upstream that returns HTML gives bare 502', async () => {
-    const s: TestServer = await startServer({ tiles: { origin: 'xyz', xyz_url: `${base}/ok/{z}/{x}/{y}.png`, user_agent: 'svcmaps-it/1' } });
+    const s: TestServer = await startServer({
+      tiles: { origin: 'xyz', xyz_url: `${base}/ok/{z}/{x}/{y}.png`, user_agent: 'svcmaps-it/1' },
+    });
     const bad: TestServer = await startServer({ tiles: { origin: 'xyz', xyz_url: `${base}/html/{z}/{x}/{y}.png` } });
     try {
       const t = await tileToken(s);
@@ -117,4 +132,3 @@ describe('tile origins: upstream XYZ and another MBTiles', () => {
     }
   });
 });
-

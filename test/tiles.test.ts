@@ -52,7 +52,13 @@ describe('tiles: tiers, formats, sizes, conditional requests', () => {
   });
 
   it('jpg, jpeg, webp and gif requests get real image bytes with the sniffed Content-Type', async () => {
-    const want: Record<string, string> = { jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/png', png: 'image/png' };
+    const want: Record<string, string> = {
+      jpg: 'image/jpeg',
+      jpeg: 'image/jpeg',
+      webp: 'image/webp',
+      gif: 'image/png',
+      png: 'image/png',
+    };
     for (const [ext, type] of Object.entries(want)) {
       const r = await s.get(`/maps/v1/tiles/1/1/0.${ext}?t=${t}`);
       expect(r.status, ext).toBe(200);

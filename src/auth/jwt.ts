@@ -16,7 +16,9 @@ function decodeJson(part: string): Record<string, unknown> {
   try {
     const v = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
     if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v;
-  } catch { /* fall through */ }
+  } catch {
+    /* fall through */
+  }
   throw new AppError('INVALID_TOKEN');
 }
 

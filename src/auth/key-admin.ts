@@ -51,7 +51,10 @@ export function viewKey(row: KeyRow, nowS: number): KeyView {
 
 /** Key lifecycle for the CLI and the admin route: create (returns the key once), list, show, revoke. */
 export class KeyAdmin {
-  constructor(private readonly repo: KeysRepo, private readonly nowS: () => number) {}
+  constructor(
+    private readonly repo: KeysRepo,
+    private readonly nowS: () => number,
+  ) {}
 
   create(input: CreateKeyInput): KeyView & { key: string } {
     const key = generateKey();

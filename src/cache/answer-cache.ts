@@ -14,7 +14,12 @@ export class AnswerCache {
   private pending = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly hot: HotTier, private readonly warm: AnswerCacheRepo, private readonly log: Logger, flushEveryMs = 1000) {
+  constructor(
+    private readonly hot: HotTier,
+    private readonly warm: AnswerCacheRepo,
+    private readonly log: Logger,
+    flushEveryMs = 1000,
+  ) {
     if (flushEveryMs > 0) {
       this.timer = setInterval(() => this.flush(), flushEveryMs);
       this.timer.unref();

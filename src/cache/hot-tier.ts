@@ -8,7 +8,10 @@ export class HotTier {
   private readonly lru: LRUCache<string, Buffer>;
 
   constructor(maxBytes: number) {
-    this.lru = new LRUCache<string, Buffer>({ maxSize: maxBytes, sizeCalculation: (v, k) => v.byteLength + k.length + 64 });
+    this.lru = new LRUCache<string, Buffer>({
+      maxSize: maxBytes,
+      sizeCalculation: (v, k) => v.byteLength + k.length + 64,
+    });
   }
 
   get(key: string): Buffer | undefined {

@@ -8,7 +8,9 @@ import { progressBar } from './ui/progress.js';
 
 export function makeImportCommand(io: Io, signals: NodeJS.EventEmitter = process): Command {
   return new Command('import')
-    .description('import OpenStreetMap data (.osm.pbf, or newline-delimited GeoJSON .geojsonl[.gz]) into the data directory')
+    .description(
+      'import OpenStreetMap data (.osm.pbf, or newline-delimited GeoJSON .geojsonl[.gz]) into the data directory',
+    )
     .argument('<file>')
     .option('--data <dir>', 'data directory (env SVCMAPS_DATA)')
     .option('--config <file>', 'config file (JSON)')
@@ -17,7 +19,11 @@ export function makeImportCommand(io: Io, signals: NodeJS.EventEmitter = process
     .action(async (file: string, o) => {
       if (!existsSync(file) || !statSync(file).isFile()) throw new CliError(`no such file: ${file}`);
       const config = commandConfig(io, o);
-      const only = o.only ? String(o.only).split(',').map((s) => s.trim()) : undefined;
+      const only = o.only
+        ? String(o.only)
+            .split(',')
+            .map((s) => s.trim())
+        : undefined;
       const chosen = IMPORTERS.filter((i) => i.accepts(file) && (!only || only.includes(i.name)));
       if (!chosen.length) throw new CliError(`no importer accepts ${file} (expected .osm.pbf or .geojsonl[.gz])`);
       const dir = prepareDataDir(config.data_dir);
@@ -30,8 +36,17 @@ export function makeImportCommand(io: Io, signals: NodeJS.EventEmitter = process
       try {
         for (const imp of chosen) {
           const bar = progressBar(io.err, tty);
-          const s = await imp.run(file, dir.root, (stage, done, total) => bar.update(`${imp.name}:${stage}`, done, total), abort.signal);
-          bar.done(`${imp.name}: ${Object.entries(s.counts).map(([k, v]) => `${v} ${k}`).join(', ')} in ${s.seconds.toFixed(1)} s`);
+          const s = await imp.run(
+            file,
+            dir.root,
+            (stage, done, total) => bar.update(`${imp.name}:${stage}`, done, total),
+            abort.signal,
+          );
+          bar.done(
+            `${imp.name}: ${Object.entries(s.counts)
+              .map(([k, v]) => `${v} ${k}`)
+              .join(', ')} in ${s.seconds.toFixed(1)} s`,
+          );
           summaries.push(s);
         }
       } catch (e) {
@@ -42,6 +57,9 @@ export function makeImportCommand(io: Io, signals: NodeJS.EventEmitter = process
         signals.removeListener('SIGTERM', onSignal);
       }
       if (o.json) io.out(JSON.stringify(summaries) + '\n');
-      else io.out(`Imported ${file} into ${dir.root}. Run \`svcmaps reload\` (or restart \`svcmaps serve\`) to load it.\n`);
+      else
+        io.out(
+          `Imported ${file} into ${dir.root}. Run \`svcmaps reload\` (or restart \`svcmaps serve\`) to load it.\n`,
+        );
     });
 }

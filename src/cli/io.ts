@@ -14,7 +14,10 @@ export const processIo: Io = {
 /** A failure the user caused or can fix: printed as one line on stderr, exit code 1, no stack. */
 export class CliError extends Error {
   override name = 'CliError';
-  constructor(message: string, readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
     super(message);
   }
 }

@@ -14,7 +14,11 @@ import { commandConfig, positiveInt, type CommonOptions } from './options.js';
 const ROLES = ['user', SUPER_ADMIN];
 
 /** Opens the store the server uses; WAL lets this run while a server is up on the same data directory. */
-function withAdmin<T>(io: Io, opts: CommonOptions, fn: (admin: KeyAdmin, defaults: ReturnType<typeof commandConfig>) => T): T {
+function withAdmin<T>(
+  io: Io,
+  opts: CommonOptions,
+  fn: (admin: KeyAdmin, defaults: ReturnType<typeof commandConfig>) => T,
+): T {
   const config = commandConfig(io, opts);
   const dir = prepareDataDir(config.data_dir);
   const db = openDb(dir.storePath);
@@ -47,7 +51,11 @@ function table(keys: KeyView[]): string {
   const rows = keys.map((k) => [k.id, k.state, k.role, k.plan, `${k.per_minute}/min`, `${k.daily}/day`, k.name]);
   const head = ['ID', 'STATE', 'ROLE', 'PLAN', 'RATE', 'DAILY', 'NAME'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(head), ...rows.map(line)].join('\n') + '\n';
 }
 
@@ -59,7 +67,10 @@ function checkId(id: string): string {
 export function makeKeysCommand(io: Io): Command {
   const keys = new Command('keys').description('create, list, show and revoke API keys');
   const common = (c: Command) =>
-    c.option('--data <dir>', 'data directory (env SVCMAPS_DATA)').option('--config <file>', 'config file (JSON)').option('--json', 'machine-readable output');
+    c
+      .option('--data <dir>', 'data directory (env SVCMAPS_DATA)')
+      .option('--config <file>', 'config file (JSON)')
+      .option('--json', 'machine-readable output');
 
   common(keys.command('create').description('create an API key; prints it once'))
     .option('--name <name>', 'label for the key')
@@ -71,7 +82,8 @@ export function makeKeysCommand(io: Io): Command {
     .action((o) => {
       if (!ROLES.includes(o.role)) throw new CliError(`--role must be one of ${ROLES.join(', ')}, got "${o.role}"`);
       const expiresInS = o.expiresIn === undefined ? undefined : parseDuration(o.expiresIn);
-      if (o.expiresIn !== undefined && expiresInS === undefined) throw new CliError(`--expires-in must look like 30d, 12h, 15m or 90s, got "${o.expiresIn}"`);
+      if (o.expiresIn !== undefined && expiresInS === undefined)
+        throw new CliError(`--expires-in must look like 30d, 12h, 15m or 90s, got "${o.expiresIn}"`);
       withAdmin(io, o, (admin, cfg) => {
         const k = admin.create({
           name: o.name,
@@ -100,12 +112,16 @@ export function makeKeysCommand(io: Io): Command {
     }),
   );
 
-  common(keys.command('revoke').description('revoke an API key at once (tile tokens of it stop within the key cache lifetime)').argument('<id>')).action(
-    (id: string, o) =>
-      withAdmin(io, o, (admin) => {
-        const k = admin.revoke(checkId(id));
-        io.out(o.json ? JSON.stringify(k) + '\n' : `Revoked ${k.id} at ${k.revoked_at}\n`);
-      }),
+  common(
+    keys
+      .command('revoke')
+      .description('revoke an API key at once (tile tokens of it stop within the key cache lifetime)')
+      .argument('<id>'),
+  ).action((id: string, o) =>
+    withAdmin(io, o, (admin) => {
+      const k = admin.revoke(checkId(id));
+      io.out(o.json ? JSON.stringify(k) + '\n' : `Revoked ${k.id} at ${k.revoked_at}\n`);
+    }),
   );
   return keys;
 }

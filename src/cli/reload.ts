@@ -7,7 +7,12 @@ import { commandConfig, positiveInt } from './options.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Waits for the server to write the outcome of the reload this command asked for. */
-async function awaitStatus(root: string, pid: number, since: number, timeoutMs: number): Promise<ReloadStatus | undefined> {
+async function awaitStatus(
+  root: string,
+  pid: number,
+  since: number,
+  timeoutMs: number,
+): Promise<ReloadStatus | undefined> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     const s = readReloadStatus(root);
@@ -19,7 +24,9 @@ async function awaitStatus(root: string, pid: number, since: number, timeoutMs: 
 
 export function makeReloadCommand(io: Io): Command {
   return new Command('reload')
-    .description('re-open imported data (places index, road graph, render data) in the running server without a restart')
+    .description(
+      're-open imported data (places index, road graph, render data) in the running server without a restart',
+    )
     .option('--data <dir>', 'data directory (env SVCMAPS_DATA)')
     .option('--config <file>', 'config file (JSON)')
     .option('--timeout <seconds>', 'how long to wait for the server to confirm', positiveInt('--timeout'), 30)
@@ -28,18 +35,27 @@ export function makeReloadCommand(io: Io): Command {
       const root = prepareDataDir(commandConfig(io, o).data_dir).root;
       const info = readPidFile(root);
       if (!info) throw new CliError(`no server is running on ${root} (no svcmaps.pid; start one with svcmaps serve)`);
-      if (!processAlive(info.pid)) throw new CliError(`stale svcmaps.pid in ${root}: process ${info.pid} is not running`);
+      if (!processAlive(info.pid))
+        throw new CliError(`stale svcmaps.pid in ${root}: process ${info.pid} is not running`);
       // Second precision: the status timestamp is compared with the moment the signal left.
       const since = Date.now() - 1;
       process.kill(info.pid, 'SIGHUP');
       const status = await awaitStatus(root, info.pid, since, o.timeout * 1000);
-      if (!status) throw new CliError(`sent SIGHUP to ${info.pid} but it did not confirm within ${o.timeout} s; see its log`);
+      if (!status)
+        throw new CliError(`sent SIGHUP to ${info.pid} but it did not confirm within ${o.timeout} s; see its log`);
       if (o.json) io.out(JSON.stringify(status) + '\n');
       else {
         io.out(`Reloaded server ${info.pid} (${info.url}):\n`);
         for (const r of status.results) io.out(`  ${r.ok ? '✓' : '✗'} ${r.name.padEnd(8)} ${r.detail} (${r.ms} ms)\n`);
         if (!status.results.length) io.out('  nothing registered for reload\n');
       }
-      if (!status.ok) throw new CliError('reload failed for ' + status.results.filter((r) => !r.ok).map((r) => r.name).join(', '));
+      if (!status.ok)
+        throw new CliError(
+          'reload failed for ' +
+            status.results
+              .filter((r) => !r.ok)
+              .map((r) => r.name)
+              .join(', '),
+        );
     });
 }

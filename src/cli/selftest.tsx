@@ -56,17 +56,26 @@ function parseRoute(v: string): [[number, number], [number, number]] {
   if (n.length !== 4 || n.some((x) => !Number.isFinite(x)) || Math.abs(n[0]!) > 90 || Math.abs(n[2]!) > 90) {
     throw new CliError(`--route must be lat,lng,lat,lng (e.g. 43.7384,7.4246,43.7450,7.4330), got "${v}"`);
   }
-  return [[n[0]!, n[1]!], [n[2]!, n[3]!]];
+  return [
+    [n[0]!, n[1]!],
+    [n[2]!, n[3]!],
+  ];
 }
 
 export function makeSelftestCommand(io: Io, signals: NodeJS.EventEmitter = process): Command {
   return new Command('selftest')
-    .description('end-to-end checks of every capability over HTTP: on a throwaway copy of the data directory, or against a running server')
+    .description(
+      'end-to-end checks of every capability over HTTP: on a throwaway copy of the data directory, or against a running server',
+    )
     .option('--data <dir>', 'data directory to copy and test (env SVCMAPS_DATA)')
     .option('--config <file>', 'config file (JSON)')
     .option('--url <url>', 'test a running server instead (needs --key)')
     .option('--key <key>', 'API key for --url (a super_admin key also checks /admin/metrics)')
-    .option('--route <lat,lng,lat,lng>', 'origin and destination for the directions check (default: random pairs from the imported graph; Amman with --url)', parseRoute)
+    .option(
+      '--route <lat,lng,lat,lng>',
+      'origin and destination for the directions check (default: random pairs from the imported graph; Amman with --url)',
+      parseRoute,
+    )
     .option('--strict', 'count skipped checks (data not imported) as failures')
     .option('--keep', 'keep the temporary data directory copy for inspection')
     .option('--json', 'print one JSON report (no live view)')
@@ -75,10 +84,16 @@ export function makeSelftestCommand(io: Io, signals: NodeJS.EventEmitter = proce
       if (o.key && !o.url) throw new CliError('--key goes with --url; without --url the self-test makes its own keys');
       if (o.url && o.data) throw new CliError('use either --data (throwaway copy) or --url (running server), not both');
       const config = commandConfig(io, o);
-      const title = o.url ? `svcmaps selftest — running server ${o.url}` : `svcmaps selftest — copy of ${config.data_dir}`;
+      const title = o.url
+        ? `svcmaps selftest — running server ${o.url}`
+        : `svcmaps selftest — copy of ${config.data_dir}`;
       // The ink checklist only draws on the real terminal; captured output (tests, pipes, CI logs) gets plain lines.
       const tty = io === processIo && Boolean(process.stdout.isTTY);
-      const display: Display | undefined = o.json ? undefined : tty ? inkDisplay(title, Boolean(o.strict)) : lineDisplay(io, title, Boolean(o.strict));
+      const display: Display | undefined = o.json
+        ? undefined
+        : tty
+          ? inkDisplay(title, Boolean(o.strict))
+          : lineDisplay(io, title, Boolean(o.strict));
       let local: LocalAppliance | undefined;
       let target: Target;
       const t0 = performance.now();
@@ -95,20 +110,29 @@ export function makeSelftestCommand(io: Io, signals: NodeJS.EventEmitter = proce
       signals.once('SIGINT', interrupt);
       signals.once('SIGTERM', interrupt);
       try {
-        if (o.url) target = { mode: 'remote', url: String(o.url).replace(/\/+$/, ''), client: new Client(String(o.url).replace(/\/+$/, ''), o.key) };
+        if (o.url)
+          target = {
+            mode: 'remote',
+            url: String(o.url).replace(/\/+$/, ''),
+            client: new Client(String(o.url).replace(/\/+$/, ''), o.key),
+          };
         else {
           display?.phase('copying the data directory and starting a throwaway appliance…');
           const starting = startLocal(config).then((l) => (interrupted ? void l.close() : (local = l)));
           await Promise.race([starting, stopped]);
           target = local!.target;
-          display?.phase(`started on ${target.url} in ${Math.round(performance.now() - t0)} ms (copied: ${local!.copied.join(', ') || 'nothing, fresh directory'})`);
+          display?.phase(
+            `started on ${target.url} in ${Math.round(performance.now() - t0)} ms (copied: ${local!.copied.join(', ') || 'nothing, fresh directory'})`,
+          );
         }
         if (o.route) target = { ...target, routePairs: [o.route] };
         const report = await Promise.race([runChecks(target, (s) => display?.update(s)), stopped]);
         display?.finish(report);
         if (o.json) io.out(JSON.stringify(report) + '\n');
         if (report.failed || (o.strict && report.skipped)) {
-          throw new CliError(`selftest failed: ${report.failed} failed${o.strict && report.skipped ? `, ${report.skipped} skipped (--strict)` : ''}`);
+          throw new CliError(
+            `selftest failed: ${report.failed} failed${o.strict && report.skipped ? `, ${report.skipped} skipped (--strict)` : ''}`,
+          );
         }
       } finally {
         signals.removeListener('SIGINT', interrupt);
@@ -119,4 +143,3 @@ export function makeSelftestCommand(io: Io, signals: NodeJS.EventEmitter = proce
       }
     });
 }
-

@@ -27,7 +27,10 @@ export function makeServeCommand(io: Io, signals: NodeJS.EventEmitter = process)
       const config = commandConfig(io, o, flags);
       const log = jsonLogger('info', io.err);
       const places = await ensurePlacesDb(prepareDataDir(config.data_dir).root);
-      if (places === 'upgraded') log.warn('places index was of an older layout: set aside and replaced by the embedded gazetteer; run your imports again');
+      if (places === 'upgraded')
+        log.warn(
+          'places index was of an older layout: set aside and replaced by the embedded gazetteer; run your imports again',
+        );
       else if (places !== 'present') log.info('embedded gazetteer installed in the data directory', { how: places });
       const app = createApp(config, { log });
       let server;

@@ -14,13 +14,20 @@ function render(r: StatusReport): string {
   const free = r.disk.free_bytes === null ? '' : `, ${fmtBytes(r.disk.free_bytes)} free`;
   out.push(`data directory  ${r.data_dir} (${fmtBytes(r.disk.used_bytes)} used${free})`);
   const s = r.server;
-  const health = s.health ? ` — database ${s.health.postgres}, cache ${s.health.redis}${s.health.svc_wired ? '' : ', engine disabled'}` : '';
+  const health = s.health
+    ? ` — database ${s.health.postgres}, cache ${s.health.redis}${s.health.svc_wired ? '' : ', engine disabled'}`
+    : '';
   const pid = s.pid ? ` (pid ${s.pid}${s.pid_alive ? '' : ', not running: stale pid file'})` : '';
   out.push(`server          ${s.up ? 'up' : 'DOWN'} at ${s.url}${pid}${health}${s.error ? ` — ${s.error}` : ''}`);
-  out.push(`api keys        ${r.store ? `${r.store.keys} (${r.store.active_keys} active), store ${fmtBytes(r.store.bytes)}` : 'no store yet (created by the first serve or keys create)'}`);
+  out.push(
+    `api keys        ${r.store ? `${r.store.keys} (${r.store.active_keys} active), store ${fmtBytes(r.store.bytes)}` : 'no store yet (created by the first serve or keys create)'}`,
+  );
   if (r.places) {
     out.push(`places          ${n(r.places.places)} places, ${fmtBytes(r.places.bytes)}`);
-    for (const src of r.places.sources) out.push(`  ${src.source.padEnd(28)} ${n(src.rows).padStart(9)} row${src.rows === 1 ? ' ' : 's'}  imported ${src.imported_at}${src.file ? `  (${src.file})` : ''}`);
+    for (const src of r.places.sources)
+      out.push(
+        `  ${src.source.padEnd(28)} ${n(src.rows).padStart(9)} row${src.rows === 1 ? ' ' : 's'}  imported ${src.imported_at}${src.file ? `  (${src.file})` : ''}`,
+      );
   } else out.push('places          none (serve installs the embedded gazetteer on first run)');
   const g = r.roads;
   out.push(
@@ -28,11 +35,22 @@ function render(r: StatusReport): string {
       ? `road graph      ${fmtBytes(g.bytes)}${g.nodes !== undefined ? `, ${n(g.nodes)} nodes, ${n(g.edges ?? 0)} edges` : ''}${g.source ? ` from ${g.source}` : ''}, built ${g.built_at ?? g.modified}`
       : 'road graph      none imported (directions answer the degraded straight line; run svcmaps import <file.osm.pbf>)',
   );
-  out.push(r.render ? `render data     ${fmtBytes(r.render.bytes)}${r.render.meta.source ? ` from ${r.render.meta.source}` : ''}${r.render.meta.imported_at ? `, imported ${r.render.meta.imported_at}` : ''}` : 'render data     none imported (Natural Earth basemap only)');
+  out.push(
+    r.render
+      ? `render data     ${fmtBytes(r.render.bytes)}${r.render.meta.source ? ` from ${r.render.meta.source}` : ''}${r.render.meta.imported_at ? `, imported ${r.render.meta.imported_at}` : ''}`
+      : 'render data     none imported (Natural Earth basemap only)',
+  );
   if (!r.tiles.length) out.push('tile pyramid    empty (tiles are stored as they are served, or by svcmaps seed)');
   for (const t of r.tiles) {
     out.push(`tile pyramid    ${t.file.split('/').pop()} (${256 * t.scale} px), ${fmtBytes(t.bytes)}`);
-    out.push(summaryTable(t.zooms.map((z) => ({ z: z.z, cols: { tiles: z.tiles, size: z.bytes } })), '').trimEnd().replace(/^/gm, '  '));
+    out.push(
+      summaryTable(
+        t.zooms.map((z) => ({ z: z.z, cols: { tiles: z.tiles, size: z.bytes } })),
+        '',
+      )
+        .trimEnd()
+        .replace(/^/gm, '  '),
+    );
   }
   return out.join('\n') + '\n';
 }
@@ -40,7 +58,9 @@ function render(r: StatusReport): string {
 /** Exit codes: 0 = data directory present and server up, 3 = server not answering (like `systemctl status`), 1 = error. */
 export function makeStatusCommand(io: Io): Command {
   return new Command('status')
-    .description('what the data directory holds (places sources, road graph, tile pyramid, disk use) and whether a server is up')
+    .description(
+      'what the data directory holds (places sources, road graph, tile pyramid, disk use) and whether a server is up',
+    )
     .option('--data <dir>', 'data directory (env SVCMAPS_DATA)')
     .option('--config <file>', 'config file (JSON)')
     .option('--url <url>', 'server to probe (default: the one in svcmaps.pid, else the configured host and port)')
@@ -51,7 +71,8 @@ export function makeStatusCommand(io: Io): Command {
       if (!existsSync(root)) throw new CliError(`data directory ${root} does not exist (svcmaps serve creates it)`);
       const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
       const scheme = config.tls.cert ? 'https' : 'http';
-      const url = o.url ?? readPidFile(root)?.url ?? `${scheme}://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+      const url =
+        o.url ?? readPidFile(root)?.url ?? `${scheme}://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
       const report: StatusReport = { ...inspectDataDir(root), server: await probeServer(url, root) };
       io.out(o.json ? JSON.stringify(report) + '\n' : render(report));
       if (!report.server.up) throw new CliError(`no healthy server at ${url}`, 3);

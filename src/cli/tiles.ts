@@ -31,7 +31,13 @@ function info(io: Io, o: { data?: string; config?: string; json?: boolean }, fil
   const out = targets(io, o, file).map((t) => {
     const m = new MBTiles(t.path, { readonly: true });
     try {
-      return { path: t.path, scale: t.scale, bytes: statSync(t.path).size, metadata: m.metadata(), zooms: m.countsByZoom() };
+      return {
+        path: t.path,
+        scale: t.scale,
+        bytes: statSync(t.path).size,
+        metadata: m.metadata(),
+        zooms: m.countsByZoom(),
+      };
     } finally {
       m.close();
     }
@@ -43,10 +49,23 @@ function info(io: Io, o: { data?: string; config?: string; json?: boolean }, fil
   if (!out.length) io.out('no tiles stored yet (they are written as they are served, or by `svcmaps seed`)\n');
   for (const f of out) {
     io.out(`${f.path} (${fmtBytes(f.bytes)} on disk)\n`);
-    for (const k of ['name', 'format', 'bounds', 'center', 'minzoom', 'maxzoom']) io.out(`  ${k.padEnd(8)} ${f.metadata[k] ?? '-'}\n`);
-    io.out(summaryTable(f.zooms.map((z) => ({ z: z.z, cols: { tiles: z.tiles, size: z.bytes } })), '').replace(/^/gm, '  ').trimEnd() + '\n');
+    for (const k of ['name', 'format', 'bounds', 'center', 'minzoom', 'maxzoom'])
+      io.out(`  ${k.padEnd(8)} ${f.metadata[k] ?? '-'}\n`);
+    io.out(
+      summaryTable(
+        f.zooms.map((z) => ({ z: z.z, cols: { tiles: z.tiles, size: z.bytes } })),
+        '',
+      )
+        .replace(/^/gm, '  ')
+        .trimEnd() + '\n',
+    );
   }
-  if (!file) io.out(imported ? `render data: ${imported.source} imported ${imported.imported_at}\n` : 'render data: none imported (Natural Earth only); run `svcmaps import <file.osm.pbf>`\n');
+  if (!file)
+    io.out(
+      imported
+        ? `render data: ${imported.source} imported ${imported.imported_at}\n`
+        : 'render data: none imported (Natural Earth only); run `svcmaps import <file.osm.pbf>`\n',
+    );
 }
 
 async function validate(io: Io, o: { data?: string; config?: string; json?: boolean }, file?: string): Promise<void> {
@@ -72,7 +91,8 @@ async function validate(io: Io, o: { data?: string; config?: string; json?: bool
         if (row.h && row.h !== tileHash(row.d)) problems.push(`${at}: content does not match its stored hash`);
         try {
           const img = await loadImage(row.d);
-          if (t.scale && (img.width !== 256 * t.scale || img.height !== 256 * t.scale)) problems.push(`${at}: ${img.width}x${img.height}, expected ${256 * t.scale} px`);
+          if (t.scale && (img.width !== 256 * t.scale || img.height !== 256 * t.scale))
+            problems.push(`${at}: ${img.width}x${img.height}, expected ${256 * t.scale} px`);
         } catch (e) {
           problems.push(`${at}: does not decode (${(e as Error).message})`);
         }
@@ -84,13 +104,29 @@ async function validate(io: Io, o: { data?: string; config?: string; json?: bool
     reports.push({ path: t.path, tiles: checked, problems });
   }
   if (o.json) io.out(JSON.stringify(reports) + '\n');
-  else for (const r of reports) io.out(`${r.path}: ${r.tiles} tiles checked, ${r.problems.length ? `${r.problems.length} problems\n  ${r.problems.slice(0, 20).join('\n  ')}` : 'ok'}\n`);
+  else
+    for (const r of reports)
+      io.out(
+        `${r.path}: ${r.tiles} tiles checked, ${r.problems.length ? `${r.problems.length} problems\n  ${r.problems.slice(0, 20).join('\n  ')}` : 'ok'}\n`,
+      );
   const bad = reports.reduce((s, r) => s + r.problems.length, 0);
   if (!reports.length) throw new CliError('no MBTiles to validate');
   if (bad) throw new CliError(`${bad} problems found`);
 }
 
-function exportTiles(io: Io, o: { data?: string; config?: string; bbox?: string[]; zoom: string; scale: string; output: string; force?: boolean; json?: boolean }): void {
+function exportTiles(
+  io: Io,
+  o: {
+    data?: string;
+    config?: string;
+    bbox?: string[];
+    zoom: string;
+    scale: string;
+    output: string;
+    force?: boolean;
+    json?: boolean;
+  },
+): void {
   if (!o.bbox?.length) throw new CliError('export needs --bbox minLng,minLat,maxLng,maxLat (repeatable)');
   const scale = Number(o.scale) as Scale;
   if (!SCALES.includes(scale)) throw new CliError(`--scale: 1, 2 or 3, got ${o.scale}`);
@@ -111,7 +147,11 @@ function exportTiles(io: Io, o: { data?: string; config?: string; bbox?: string[
   let copied = 0;
   let bytes = 0;
   try {
-    to.setMetadata({ ...defaultMetadata(scale, from.metadata().format ?? 'png'), ...from.metadata(), name: `svcmaps export${scale > 1 ? ` @${scale}x` : ''}` });
+    to.setMetadata({
+      ...defaultMetadata(scale, from.metadata().format ?? 'png'),
+      ...from.metadata(),
+      name: `svcmaps export${scale > 1 ? ` @${scale}x` : ''}`,
+    });
     let batch = [];
     for (const t of walk(area, zooms)) {
       const tile = from.get(t.z, t.x, t.y);
@@ -136,10 +176,22 @@ function exportTiles(io: Io, o: { data?: string; config?: string; bbox?: string[
 }
 
 export function makeTilesCommand(io: Io): Command {
-  const common = (c: Command) => c.option('--data <dir>', 'data directory (env SVCMAPS_DATA)').option('--config <file>', 'config file (JSON)').option('--json', 'machine-readable output');
+  const common = (c: Command) =>
+    c
+      .option('--data <dir>', 'data directory (env SVCMAPS_DATA)')
+      .option('--config <file>', 'config file (JSON)')
+      .option('--json', 'machine-readable output');
   const cmd = new Command('tiles').description('inspect, check and export the stored tiles (MBTiles)');
-  cmd.addCommand(common(new Command('info').description('stored tiles per file and zoom, metadata, render data').argument('[file]')).action((file, o) => info(io, o, file)));
-  cmd.addCommand(common(new Command('validate').description('SQLite integrity check and decode every tile').argument('[file]')).action((file, o) => validate(io, o, file)));
+  cmd.addCommand(
+    common(
+      new Command('info').description('stored tiles per file and zoom, metadata, render data').argument('[file]'),
+    ).action((file, o) => info(io, o, file)),
+  );
+  cmd.addCommand(
+    common(
+      new Command('validate').description('SQLite integrity check and decode every tile').argument('[file]'),
+    ).action((file, o) => validate(io, o, file)),
+  );
   cmd.addCommand(
     common(new Command('export').description('copy a bbox/zoom subset of the stored tiles into a standalone MBTiles'))
       .requiredOption('--output <file.mbtiles>', 'file to create')

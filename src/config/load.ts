@@ -22,7 +22,10 @@ function check(layer: Json, origin: string): void {
   if (validate(layer)) return;
   const msgs = (validate.errors ?? []).map((e) => {
     const where = e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(root)';
-    const extra = e.keyword === 'additionalProperties' ? ` "${(e.params as { additionalProperty: string }).additionalProperty}"` : '';
+    const extra =
+      e.keyword === 'additionalProperties'
+        ? ` "${(e.params as { additionalProperty: string }).additionalProperty}"`
+        : '';
     return `${where}: ${e.message}${extra}`;
   });
   throw new ConfigError(`${origin}: ${msgs.join('; ')}`);
@@ -39,7 +42,11 @@ export function envLayer(env: NodeJS.ProcessEnv): Json {
     if (/^(true|false)$/.test(raw)) value = raw === 'true';
     else if (/^-?\d+$/.test(raw)) value = Number(raw);
     else if (raw.startsWith('[')) {
-      try { value = JSON.parse(raw); } catch { /* keep as string; the schema will report it */ }
+      try {
+        value = JSON.parse(raw);
+      } catch {
+        /* keep as string; the schema will report it */
+      }
     }
     let node = out;
     for (const key of path.slice(0, -1)) node = (node[key] = isObj(node[key]) ? node[key] : {}) as Json;

@@ -79,7 +79,11 @@ export class AppError extends Error {
   readonly retryAfter?: number;
   readonly details?: Record<string, unknown>;
 
-  constructor(code: ErrorCode, message?: string, opts: { retryAfter?: number; details?: Record<string, unknown> } = {}) {
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    opts: { retryAfter?: number; details?: Record<string, unknown> } = {},
+  ) {
     super(message ?? ERRORS[code].message);
     this.name = 'AppError';
     this.code = code;

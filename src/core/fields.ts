@@ -13,7 +13,8 @@ export function requiredCoord(body: Obj, field: string, kind: 'lat' | 'lng'): nu
   if (v === undefined || v === null) throw invalid(field, 'is required');
   if (typeof v !== 'number') throw invalid(field, 'must be a number');
   if (v === 0) throw invalid(field, 'must not be 0');
-  if (!(kind === 'lat' ? isLat(v) : isLng(v))) throw invalid(field, kind === 'lat' ? 'must be within [-90, 90]' : 'must be within [-180, 180]');
+  if (!(kind === 'lat' ? isLat(v) : isLng(v)))
+    throw invalid(field, kind === 'lat' ? 'must be within [-90, 90]' : 'must be within [-180, 180]');
   return v;
 }
 

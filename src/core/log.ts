@@ -9,7 +9,10 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-export function jsonLogger(min: Level = 'info', write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
+export function jsonLogger(
+  min: Level = 'info',
+  write: (line: string) => void = (l) => process.stderr.write(l),
+): Logger {
   const emit = (level: Level) => (msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[level] < ORDER[min]) return;
     write(JSON.stringify({ ts: new Date().toISOString(), level, msg, ...fields }) + '\n');

@@ -24,7 +24,8 @@ function retryHeaders(e: AppError): Record<string, string> {
 export function errorReply(e: AppError, requestId: string): HttpReply {
   const status = ERRORS[e.code].status;
   const headers = retryHeaders(e);
-  if (e.code === 'SESSION_SUPERSEDED') return jsonReply(status, { status: 'error', code: e.code, message: e.message }, headers);
+  if (e.code === 'SESSION_SUPERSEDED')
+    return jsonReply(status, { status: 'error', code: e.code, message: e.message }, headers);
   const server = status >= 500;
   const message = server ? GENERIC_5XX_MESSAGE : e.message;
   const details = server ? { ...(e.details ?? {}), request_id: requestId } : e.details;

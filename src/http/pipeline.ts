@@ -32,9 +32,22 @@ export interface PipelineDeps {
 
 /** Codes a binary endpoint still answers with the JSON envelope: the auth and limit layers, not its parameters. */
 const ENVELOPE_ON_BINARY = new Set([
-  'MISSING_TOKEN', 'INVALID_API_KEY', 'API_KEY_EXPIRED', 'MAPS_AUTH_UNAVAILABLE', 'AUTH_REQUIRED', 'INVALID_TOKEN',
-  'TOKEN_EXPIRED', 'TOKEN_NOT_KEY_BOUND', 'API_KEY_REVOKED', 'SESSION_SUPERSEDED', 'RATE_LIMIT_EXCEEDED',
-  'MAPS_QUOTA_EXCEEDED', 'MAPS_UNAVAILABLE', 'INSUFFICIENT_ROLE', 'VECTOR_TILES_NOT_SUPPORTED', 'REQUEST_TIMEOUT',
+  'MISSING_TOKEN',
+  'INVALID_API_KEY',
+  'API_KEY_EXPIRED',
+  'MAPS_AUTH_UNAVAILABLE',
+  'AUTH_REQUIRED',
+  'INVALID_TOKEN',
+  'TOKEN_EXPIRED',
+  'TOKEN_NOT_KEY_BOUND',
+  'API_KEY_REVOKED',
+  'SESSION_SUPERSEDED',
+  'RATE_LIMIT_EXCEEDED',
+  'MAPS_QUOTA_EXCEEDED',
+  'MAPS_UNAVAILABLE',
+  'INSUFFICIENT_ROLE',
+  'VECTOR_TILES_NOT_SUPPORTED',
+  'REQUEST_TIMEOUT',
 ]);
 
 /**
@@ -79,7 +92,9 @@ export class Pipeline implements RequestHandler {
     if (caller?.keyId || caller?.kind === 'jwt') this.meter(route!, caller, ctx?.miss ?? false);
     const ms = performance.now() - started;
     // The answering tier: X-Tile-Source on the tile family, cache hit or miss on JSON answers that count misses.
-    const source = reply.headers['X-Tile-Source'] ?? (route?.bucket && ctx && reply.status < 300 ? (ctx.miss ? 'miss' : 'hit') : undefined);
+    const source =
+      reply.headers['X-Tile-Source'] ??
+      (route?.bucket && ctx && reply.status < 300 ? (ctx.miss ? 'miss' : 'hit') : undefined);
     this.d.log.info('request', {
       request_id: req.requestId,
       method: req.method,
@@ -109,14 +124,24 @@ export class Pipeline implements RequestHandler {
     const caller = this.d.auth.authenticate(route.surface, readCredentials(req));
     if (!caller) return undefined;
     if (!route.tileFamily) this.rate(this.d.keyLimiter, caller.id, caller.perMinute, now, extra);
-    if (route.bucket && route.bucket !== 'tile_family' && this.d.meter.misses(caller.id, route.bucket, now) >= caller.daily) {
+    if (
+      route.bucket &&
+      route.bucket !== 'tile_family' &&
+      this.d.meter.misses(caller.id, route.bucket, now) >= caller.daily
+    ) {
       throw new AppError('MAPS_QUOTA_EXCEEDED');
     }
     return caller;
   }
 
   /** Rate limiting fails open: a limiter fault lets the request through rather than failing it. */
-  private rate(limiter: SlidingWindowLimiter, id: string, limit: number, now: number, extra: Record<string, string>): void {
+  private rate(
+    limiter: SlidingWindowLimiter,
+    id: string,
+    limit: number,
+    now: number,
+    extra: Record<string, string>,
+  ): void {
     let d;
     try {
       d = limiter.hit(id, limit, now);
@@ -130,7 +155,12 @@ export class Pipeline implements RequestHandler {
 
   private meter(route: Route, caller: Caller, miss: boolean): void {
     try {
-      this.d.meter.record(caller.id, route.bucket ?? (route.tileFamily ? 'tile_family' : 'gather'), miss, this.d.clock.nowMs());
+      this.d.meter.record(
+        caller.id,
+        route.bucket ?? (route.tileFamily ? 'tile_family' : 'gather'),
+        miss,
+        this.d.clock.nowMs(),
+      );
     } catch (e) {
       this.d.log.warn('metering fault; failing open', { error: (e as Error).message });
     }
@@ -142,7 +172,8 @@ export class Pipeline implements RequestHandler {
       e = new AppError('INTERNAL_ERROR');
     }
     const err = e as AppError;
-    if (err.status >= 500) this.d.log.warn('server error', { request_id: req.requestId, code: err.code, error: err.message });
+    if (err.status >= 500)
+      this.d.log.warn('server error', { request_id: req.requestId, code: err.code, error: err.message });
     return route?.binary && !ENVELOPE_ON_BINARY.has(err.code) ? bareErrorReply(err) : errorReply(err, req.requestId);
   }
 }

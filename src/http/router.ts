@@ -61,7 +61,8 @@ export class Router {
     for (const c of this.routes) {
       const params = this.bind(c, segs);
       if (!params) continue;
-      if (c.route.method === method || (method === 'HEAD' && c.route.method === 'GET')) return { route: c.route, params };
+      if (c.route.method === method || (method === 'HEAD' && c.route.method === 'GET'))
+        return { route: c.route, params };
       allowed.push(c.route.method);
     }
     return allowed.length ? { allowed } : undefined;

@@ -1,16 +1,36 @@
 import { createReadStream, statSync } from 'node:fs';
 import { OSMTransform } from 'osm-pbf-parser-node';
 
-export interface OsmNode { type: 'node'; id: number; lat: number; lon: number; tags?: Record<string, string> }
-export interface OsmWay { type: 'way'; id: number; refs: number[]; tags?: Record<string, string> }
-export interface OsmRelation { type: 'relation'; id: number; members: Array<{ type: string; ref: number; role: string }>; tags?: Record<string, string> }
+export interface OsmNode {
+  type: 'node';
+  id: number;
+  lat: number;
+  lon: number;
+  tags?: Record<string, string>;
+}
+export interface OsmWay {
+  type: 'way';
+  id: number;
+  refs: number[];
+  tags?: Record<string, string>;
+}
+export interface OsmRelation {
+  type: 'relation';
+  id: number;
+  members: Array<{ type: string; ref: number; role: string }>;
+  tags?: Record<string, string>;
+}
 export type OsmEntity = OsmNode | OsmWay | OsmRelation;
 
 /**
  * Streams the entities of an .osm.pbf file (block by block, never the whole file) and reports bytes read, so
  * imports can show progress. Stops early when `signal` aborts.
  */
-export async function* readPbf(file: string, onBytes: (done: number, total: number) => void, signal?: AbortSignal): AsyncGenerator<OsmEntity> {
+export async function* readPbf(
+  file: string,
+  onBytes: (done: number, total: number) => void,
+  signal?: AbortSignal,
+): AsyncGenerator<OsmEntity> {
   const total = statSync(file).size;
   let done = 0;
   const input = createReadStream(file, { highWaterMark: 1 << 20 });
@@ -71,15 +91,27 @@ export class NodeCoords {
 
   private grow(): void {
     const cap = this.ids.length * 2;
-    const ids = new Float64Array(cap); ids.set(this.ids); this.ids = ids;
-    const lat = new Float32Array(cap); lat.set(this.lat); this.lat = lat;
-    const lon = new Float32Array(cap); lon.set(this.lon); this.lon = lon;
+    const ids = new Float64Array(cap);
+    ids.set(this.ids);
+    this.ids = ids;
+    const lat = new Float32Array(cap);
+    lat.set(this.lat);
+    this.lat = lat;
+    const lon = new Float32Array(cap);
+    lon.set(this.lon);
+    this.lon = lon;
   }
 
   private sort(): void {
     const order = Array.from({ length: this.n }, (_, i) => i).sort((a, b) => this.ids[a]! - this.ids[b]!);
-    const ids = new Float64Array(this.ids.length), lat = new Float32Array(this.ids.length), lon = new Float32Array(this.ids.length);
-    order.forEach((from, to) => { ids[to] = this.ids[from]!; lat[to] = this.lat[from]!; lon[to] = this.lon[from]!; });
+    const ids = new Float64Array(this.ids.length),
+      lat = new Float32Array(this.ids.length),
+      lon = new Float32Array(this.ids.length);
+    order.forEach((from, to) => {
+      ids[to] = this.ids[from]!;
+      lat[to] = this.lat[from]!;
+      lon[to] = this.lon[from]!;
+    });
     [this.ids, this.lat, this.lon, this.sorted] = [ids, lat, lon, true];
   }
 }

@@ -12,12 +12,23 @@ import { isGeojsonl, isPbf, type Importer, type ImportProgress } from './types.j
 
 type Tags = Record<string, string>;
 
-function toPlace(type: string, id: number, tags: Tags, lat: number, lng: number, ctx: ContextResolver): NewPlace | undefined {
+function toPlace(
+  type: string,
+  id: number,
+  tags: Tags,
+  lat: number,
+  lng: number,
+  ctx: ContextResolver,
+): NewPlace | undefined {
   const cls = classify(tags, type === 'way');
   if (!cls) return undefined;
   const names = namesOf(tags, cls);
   if (!names.name) return undefined;
-  const c = ctx.resolve(lat, lng, cls.kind === 'city' || cls.kind === 'town' ? names.name_en ?? names.name : undefined);
+  const c = ctx.resolve(
+    lat,
+    lng,
+    cls.kind === 'city' || cls.kind === 'town' ? (names.name_en ?? names.name) : undefined,
+  );
   return {
     cid: placeCid('osm', type, id),
     source: '',
@@ -38,7 +49,12 @@ function toPlace(type: string, id: number, tags: Tags, lat: number, lng: number,
 }
 
 /** Named places, POIs, streets and addresses from a PBF: nodes directly, ways at their middle vertex. */
-async function* fromPbf(file: string, ctx: ContextResolver, progress: ImportProgress, signal: AbortSignal): AsyncGenerator<[NewPlace, Segment[]?]> {
+async function* fromPbf(
+  file: string,
+  ctx: ContextResolver,
+  progress: ImportProgress,
+  signal: AbortSignal,
+): AsyncGenerator<[NewPlace, Segment[]?]> {
   const coords = new NodeCoords();
   for await (const e of readPbf(file, (d, t) => progress('read', d, t), signal)) {
     if (e.type === 'node') {
@@ -52,14 +68,20 @@ async function* fromPbf(file: string, ctx: ContextResolver, progress: ImportProg
       const p = toPlace('way', e.id, e.tags, lat, lng, ctx);
       if (!p) continue;
       const segments: Segment[] = [];
-      if (p.kind === 'street') for (let i = 1; i < pts.length; i++) segments.push([pts[i - 1]![0], pts[i - 1]![1], pts[i]![0], pts[i]![1]]);
+      if (p.kind === 'street')
+        for (let i = 1; i < pts.length; i++) segments.push([pts[i - 1]![0], pts[i - 1]![1], pts[i]![0], pts[i]![1]]);
       yield [p, segments];
     }
   }
 }
 
 /** Newline-delimited GeoJSON Features (optionally gzipped) with OSM tags as properties and `@id` = "node/123". */
-async function* fromGeojsonl(file: string, ctx: ContextResolver, progress: ImportProgress, signal: AbortSignal): AsyncGenerator<[NewPlace]> {
+async function* fromGeojsonl(
+  file: string,
+  ctx: ContextResolver,
+  progress: ImportProgress,
+  signal: AbortSignal,
+): AsyncGenerator<[NewPlace]> {
   const total = statSync(file).size;
   const raw = createReadStream(file);
   let done = 0;
@@ -74,7 +96,7 @@ async function* fromGeojsonl(file: string, ctx: ContextResolver, progress: Impor
     } catch {
       continue; // a damaged line costs one feature, not the import
     }
-    const [lng, lat] = f.geometry?.type === 'Point' ? f.geometry.coordinates ?? [] : [];
+    const [lng, lat] = f.geometry?.type === 'Point' ? (f.geometry.coordinates ?? []) : [];
     const m = /^(node|way|relation)\/(\d+)$/.exec(f.properties?.['@id'] ?? '');
     if (!m || typeof lat !== 'number' || typeof lng !== 'number') continue;
     const p = toPlace(m[1]!, Number(m[2]), f.properties!, lat, lng, ctx);

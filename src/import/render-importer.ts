@@ -16,7 +16,12 @@ export const renderImporter: Importer = {
     const started = performance.now();
     const writer = new RenderStoreWriter(join(dataDir, RENDER_DB));
     try {
-      const read = await readOsm(file, (f) => writer.add(f), (d, t) => progress('read', d, t), signal);
+      const read = await readOsm(
+        file,
+        (f) => writer.add(f),
+        (d, t) => progress('read', d, t),
+        signal,
+      );
       if (read.coast.length) {
         writer.add({ layer: 'land', cls: 'coast', minzoom: 5, rank: 9, rings: read.coast, box: ringsBox(read.coast) });
       }

@@ -24,7 +24,10 @@ interface Counter {
 export class SlidingWindowLimiter {
   private readonly counters: LRUCache<string, Counter>;
 
-  constructor(private readonly windowMs = 60_000, maxCallers = 100_000) {
+  constructor(
+    private readonly windowMs = 60_000,
+    maxCallers = 100_000,
+  ) {
     this.counters = new LRUCache({ max: maxCallers });
   }
 

@@ -4,9 +4,15 @@ import type { MetricsRegistry } from './metrics.js';
 
 /** Gauges read at scrape time: pool occupancy and saturation, hot tier size. */
 export function registerServiceGauges(m: MetricsRegistry, pools: Pool[], hotBytes: () => number, hotMax: number): void {
-  m.gauge('svcmaps_pool_active', 'Jobs running in a capability pool', () => pools.map((p) => [{ pool: p.name }, p.active]));
-  m.gauge('svcmaps_pool_queued', 'Jobs waiting in a capability pool', () => pools.map((p) => [{ pool: p.name }, p.queued]));
-  m.gauge('svcmaps_pool_saturated', '1 when a pool sheds new work (all slots busy and its queue full)', () => pools.map((p) => [{ pool: p.name }, p.saturated ? 1 : 0]));
+  m.gauge('svcmaps_pool_active', 'Jobs running in a capability pool', () =>
+    pools.map((p) => [{ pool: p.name }, p.active]),
+  );
+  m.gauge('svcmaps_pool_queued', 'Jobs waiting in a capability pool', () =>
+    pools.map((p) => [{ pool: p.name }, p.queued]),
+  );
+  m.gauge('svcmaps_pool_saturated', '1 when a pool sheds new work (all slots busy and its queue full)', () =>
+    pools.map((p) => [{ pool: p.name }, p.saturated ? 1 : 0]),
+  );
   m.gauge('svcmaps_hot_tier_bytes', 'Bytes held by the in-process hot tier', hotBytes);
   m.gauge('svcmaps_hot_tier_max_bytes', 'Configured bound of the hot tier (cache.memory_bytes)', () => hotMax);
 }
@@ -17,7 +23,11 @@ export function registerServiceGauges(m: MetricsRegistry, pools: Pool[], hotByte
  */
 export function timedOrigin(origin: TileOrigin | undefined, m: MetricsRegistry): TileOrigin | undefined {
   if (!origin) return undefined;
-  m.describe('svcmaps_tile_origin_seconds', 'histogram', 'Time the tile origin took to produce one tile (render time for the built-in renderer), by zoom');
+  m.describe(
+    'svcmaps_tile_origin_seconds',
+    'histogram',
+    'Time the tile origin took to produce one tile (render time for the built-in renderer), by zoom',
+  );
   m.describe('svcmaps_tile_origin_failures_total', 'counter', 'Tile origin calls that failed or timed out, by zoom');
   return {
     name: origin.name,

@@ -51,7 +51,8 @@ function describe(e: ErrorObject, origin: string): ConfigIssue {
     const key = (e.params as { additionalProperty: string }).additionalProperty;
     const known = siblings(parts);
     // A typo in the tail of a long key ("per_minite" for "default_per_minute") is compared with that tail too.
-    const score = (k: string) => Math.min(distance(key, k), k.length > key.length ? distance(key, k.slice(-key.length)) + 1 : Infinity);
+    const score = (k: string) =>
+      Math.min(distance(key, k), k.length > key.length ? distance(key, k.slice(-key.length)) + 1 : Infinity);
     const best = known.map((k) => [k, score(k)] as const).sort((a, b) => a[1] - b[1])[0];
     const hint = best && best[1] <= Math.max(2, Math.floor(key.length / 3)) ? ` (did you mean "${best[0]}"?)` : '';
     return { origin, path: [...parts, key].join('.'), message: `unknown key${hint}` };
@@ -60,10 +61,15 @@ function describe(e: ErrorObject, origin: string): ConfigIssue {
   return { origin, path: parts.join('.') || '(root)', message: `${e.message}${extra}` };
 }
 
-const check = (layer: unknown, origin: string): ConfigIssue[] => (validate(layer) ? [] : (validate.errors ?? []).map((e) => describe(e, origin)));
+const check = (layer: unknown, origin: string): ConfigIssue[] =>
+  validate(layer) ? [] : (validate.errors ?? []).map((e) => describe(e, origin));
 
 /** Validates the file, the environment and flags separately (so each problem names its source), then merges. */
-export function checkConfig(src: { file?: string; env: NodeJS.ProcessEnv; flags?: Record<string, unknown> }): ConfigReport {
+export function checkConfig(src: {
+  file?: string;
+  env: NodeJS.ProcessEnv;
+  flags?: Record<string, unknown>;
+}): ConfigReport {
   const issues: ConfigIssue[] = [];
   if (src.file) {
     let parsed: unknown;
@@ -73,13 +79,21 @@ export function checkConfig(src: { file?: string; env: NodeJS.ProcessEnv; flags?
       issues.push({ origin: 'file', path: '(file)', message: (e as Error).message });
     }
     if (parsed !== undefined) {
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) issues.push({ origin: 'file', path: '(root)', message: 'must be a JSON object' });
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        issues.push({ origin: 'file', path: '(root)', message: 'must be a JSON object' });
       else issues.push(...check(parsed, 'file'));
     }
   }
   const env = Object.entries(src.env)
     .filter(([k, v]) => k.startsWith('SVCMAPS_') && v)
-    .map(([name]) => ({ name, path: name.slice(8).toLowerCase().replace(/__/g, '.').replace(/^data$/, 'data_dir') }));
+    .map(([name]) => ({
+      name,
+      path: name
+        .slice(8)
+        .toLowerCase()
+        .replace(/__/g, '.')
+        .replace(/^data$/, 'data_dir'),
+    }));
   issues.push(...check(envLayer(src.env), 'environment'));
   if (src.flags) issues.push(...check(src.flags, 'command line'));
   let effective: Config | undefined;
@@ -90,7 +104,11 @@ export function checkConfig(src: { file?: string; env: NodeJS.ProcessEnv; flags?
       issues.push({ origin: 'config', path: '(merged)', message: (e as Error).message });
     }
   }
-  if (effective) effective = { ...effective, auth: { ...effective.auth, jwt_secret: effective.auth.jwt_secret ? '(set, redacted)' : '' } };
+  if (effective)
+    effective = {
+      ...effective,
+      auth: { ...effective.auth, jwt_secret: effective.auth.jwt_secret ? '(set, redacted)' : '' },
+    };
   return { ok: issues.length === 0, file: src.file ?? null, issues, env, ...(effective ? { effective } : {}) };
 }
 
@@ -98,7 +116,8 @@ export function checkConfig(src: { file?: string; env: NodeJS.ProcessEnv; flags?
 export function publishedSchema(): Record<string, unknown> {
   const withDefaults = (schema: Record<string, unknown>, defaults: unknown): Record<string, unknown> => {
     const props = schema.properties as Record<string, Record<string, unknown>> | undefined;
-    if (!props || typeof defaults !== 'object' || defaults === null) return defaults === undefined ? schema : { ...schema, default: defaults };
+    if (!props || typeof defaults !== 'object' || defaults === null)
+      return defaults === undefined ? schema : { ...schema, default: defaults };
     const out: Record<string, Record<string, unknown>> = {};
     for (const [k, v] of Object.entries(props)) out[k] = withDefaults(v, (defaults as Record<string, unknown>)[k]);
     return { ...schema, properties: out };
@@ -106,7 +125,8 @@ export function publishedSchema(): Record<string, unknown> {
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
     title: 'svcmaps configuration file',
-    description: 'Every key is optional; precedence is command-line flags > SVCMAPS_* environment (nested keys joined by __) > this file > defaults.',
+    description:
+      'Every key is optional; precedence is command-line flags > SVCMAPS_* environment (nested keys joined by __) > this file > defaults.',
     ...withDefaults(CONFIG_SCHEMA as Record<string, unknown>, DEFAULTS),
   };
 }

@@ -10,7 +10,11 @@ export function metricsRoute(registry: MetricsRegistry): Route {
     method: 'GET',
     pattern: '/admin/metrics',
     surface: 'admin',
-    handler: () => ({ status: 200, headers: { 'Content-Type': CONTENT_TYPE, 'Cache-Control': 'no-store' }, body: registry.render() }),
+    handler: () => ({
+      status: 200,
+      headers: { 'Content-Type': CONTENT_TYPE, 'Cache-Control': 'no-store' },
+      body: registry.render(),
+    }),
   };
 }
 

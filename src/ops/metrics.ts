@@ -42,14 +42,23 @@ export class Histogram {
       cum += this.counts[i]!;
       out.push(`${name}_bucket{${inner}le="${this.buckets[i]}"} ${cum}`);
     }
-    out.push(`${name}_bucket{${inner}le="+Inf"} ${this.count}`, `${name}_sum${labels} ${num(this.sum)}`, `${name}_count${labels} ${this.count}`);
+    out.push(
+      `${name}_bucket{${inner}le="+Inf"} ${this.count}`,
+      `${name}_sum${labels} ${num(this.sum)}`,
+      `${name}_count${labels} ${this.count}`,
+    );
     return out;
   }
 }
 
 type Family =
   | { type: 'counter'; help: string; series: Map<string, { labels: string; value: number }> }
-  | { type: 'gauge'; help: string; series: Map<string, { labels: string; value: number }>; collect?: () => Array<[Labels, number]> }
+  | {
+      type: 'gauge';
+      help: string;
+      series: Map<string, { labels: string; value: number }>;
+      collect?: () => Array<[Labels, number]>;
+    }
   | { type: 'histogram'; help: string; buckets: number[]; series: Map<string, { labels: string; h: Histogram }> };
 
 export class MetricsRegistry {
@@ -58,7 +67,12 @@ export class MetricsRegistry {
 
   describe(name: string, type: Family['type'], help: string, buckets?: number[]): void {
     if (this.families.has(name)) return;
-    this.families.set(name, type === 'histogram' ? { type, help, buckets: buckets ?? LATENCY_BUCKETS, series: new Map() } : { type, help, series: new Map() } as Family);
+    this.families.set(
+      name,
+      type === 'histogram'
+        ? { type, help, buckets: buckets ?? LATENCY_BUCKETS, series: new Map() }
+        : ({ type, help, series: new Map() } as Family),
+    );
   }
 
   private family(name: string, type: Family['type']): Family {

@@ -52,7 +52,11 @@ export function readQuotas(dataDir: string, nowMs = Date.now(), keyId?: string):
       day,
       at: nowMs,
       keys: keys.map((k) => {
-        const buckets: Record<Bucket, BucketUse> = { gather: { requests: 0, misses: 0 }, tiles: { requests: 0, misses: 0 }, tile_family: { requests: 0, misses: 0 } };
+        const buckets: Record<Bucket, BucketUse> = {
+          gather: { requests: 0, misses: 0 },
+          tiles: { requests: 0, misses: 0 },
+          tile_family: { requests: 0, misses: 0 },
+        };
         for (const u of today) if (u.key_id === k.id) buckets[u.bucket] = { requests: u.requests, misses: u.misses };
         const seen = last.get(k.id);
         return {
@@ -84,12 +88,19 @@ export function ratesBetween(prev: QuotaSnapshot | undefined, cur: QuotaSnapshot
 }
 
 /** "12,345 / 50,000 (24.7%)" style cells shared by the plain table and the live view. */
-export const quotaCell = (misses: number, daily: number) => `${misses.toLocaleString('en-US')}/${daily.toLocaleString('en-US')}`;
+export const quotaCell = (misses: number, daily: number) =>
+  `${misses.toLocaleString('en-US')}/${daily.toLocaleString('en-US')}`;
 export const pct = (f: number) => (f === 0 ? '0%' : f < 0.001 ? '<0.1%' : `${(f * 100).toFixed(f >= 0.1 ? 0 : 1)}%`);
 export function ago(iso: string | null, nowMs: number): string {
   if (!iso) return 'never';
   const s = Math.max(0, Math.round((nowMs - Date.parse(iso)) / 1000));
-  return s < 60 ? `${s}s ago` : s < 3600 ? `${Math.floor(s / 60)}m ago` : s < 86400 ? `${Math.floor(s / 3600)}h ago` : `${Math.floor(s / 86400)}d ago`;
+  return s < 60
+    ? `${s}s ago`
+    : s < 3600
+      ? `${Math.floor(s / 60)}m ago`
+      : s < 86400
+        ? `${Math.floor(s / 3600)}h ago`
+        : `${Math.floor(s / 86400)}d ago`;
 }
 
 /**
@@ -116,5 +127,14 @@ export function quotaTable(s: QuotaSnapshot, rates?: Map<string, number>): strin
 
 export function formatTable(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    rows
+      .map((r) =>
+        r
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }

@@ -26,7 +26,11 @@ export class RequestMetrics {
   record(route: string | undefined, status: number, seconds: number, source: string | undefined): void {
     const key = route ?? UNMATCHED;
     let r = this.routes.get(key);
-    if (!r) this.routes.set(key, (r = { labels: labelText({ route: key }), byStatus: new Map(), bySource: new Map(), latency: new Histogram() }));
+    if (!r)
+      this.routes.set(
+        key,
+        (r = { labels: labelText({ route: key }), byStatus: new Map(), bySource: new Map(), latency: new Histogram() }),
+      );
     r.byStatus.set(status, (r.byStatus.get(status) ?? 0) + 1);
     if (source !== undefined) r.bySource.set(source, (r.bySource.get(source) ?? 0) + 1);
     r.latency.observe(seconds);
@@ -40,22 +44,34 @@ export class RequestMetrics {
   }
 
   private lines(): string[] {
-    const out = ['# HELP svcmaps_http_requests_total HTTP requests answered, by route pattern and status', '# TYPE svcmaps_http_requests_total counter'];
+    const out = [
+      '# HELP svcmaps_http_requests_total HTTP requests answered, by route pattern and status',
+      '# TYPE svcmaps_http_requests_total counter',
+    ];
     for (const r of this.routes.values()) {
       const inner = r.labels.slice(1, -1);
       for (const [status, n] of r.byStatus) out.push(`svcmaps_http_requests_total{${inner},status="${status}"} ${n}`);
     }
-    out.push('# HELP svcmaps_http_request_duration_seconds Time from routing to reply, by route pattern', '# TYPE svcmaps_http_request_duration_seconds histogram');
-    for (const r of this.routes.values()) out.push(...r.latency.lines('svcmaps_http_request_duration_seconds', r.labels));
+    out.push(
+      '# HELP svcmaps_http_request_duration_seconds Time from routing to reply, by route pattern',
+      '# TYPE svcmaps_http_request_duration_seconds histogram',
+    );
+    for (const r of this.routes.values())
+      out.push(...r.latency.lines('svcmaps_http_request_duration_seconds', r.labels));
     out.push(
       '# HELP svcmaps_answers_total Answers by the tier that served them (tiles: memory, cache, fresh, ancestor-*; JSON: hit or miss)',
       '# TYPE svcmaps_answers_total counter',
     );
     for (const r of this.routes.values()) {
       const inner = r.labels.slice(1, -1);
-      for (const [source, n] of r.bySource) out.push(`svcmaps_answers_total{${inner},source="${source.replace(/["\\\n]/g, '_')}"} ${n}`);
+      for (const [source, n] of r.bySource)
+        out.push(`svcmaps_answers_total{${inner},source="${source.replace(/["\\\n]/g, '_')}"} ${n}`);
     }
-    out.push('# HELP svcmaps_http_requests_in_flight Requests being handled now', '# TYPE svcmaps_http_requests_in_flight gauge', `svcmaps_http_requests_in_flight ${this.inflight}`);
+    out.push(
+      '# HELP svcmaps_http_requests_in_flight Requests being handled now',
+      '# TYPE svcmaps_http_requests_in_flight gauge',
+      `svcmaps_http_requests_in_flight ${this.inflight}`,
+    );
     return out;
   }
 }

@@ -23,9 +23,21 @@ export interface StatusReport {
   places: { bytes: number; places: number; sources: SourceRow[] } | null;
   roads: { bytes: number; modified: string; nodes?: number; edges?: number; source?: string; built_at?: string } | null;
   render: { bytes: number; meta: Record<string, string> } | null;
-  tiles: Array<{ file: string; scale: Scale; bytes: number; zooms: Array<{ z: number; tiles: number; bytes: number }> }>;
+  tiles: Array<{
+    file: string;
+    scale: Scale;
+    bytes: number;
+    zooms: Array<{ z: number; tiles: number; bytes: number }>;
+  }>;
   disk: { used_bytes: number; free_bytes: number | null };
-  server: { url: string; up: boolean; pid?: number; pid_alive?: boolean; health?: Record<string, unknown>; error?: string };
+  server: {
+    url: string;
+    up: boolean;
+    pid?: number;
+    pid_alive?: boolean;
+    health?: Record<string, unknown>;
+    error?: string;
+  };
 }
 
 const size = (f: string) => (existsSync(f) ? statSync(f).size : 0);
@@ -71,24 +83,45 @@ function withDb<T>(file: string, fn: (db: ReturnType<typeof openDb>) => T): T | 
 
 export function inspectDataDir(root: string): Omit<StatusReport, 'server'> {
   if (!existsSync(root)) {
-    return { data_dir: root, exists: false, store: null, places: null, roads: null, render: null, tiles: [], disk: { used_bytes: 0, free_bytes: null } };
+    return {
+      data_dir: root,
+      exists: false,
+      store: null,
+      places: null,
+      roads: null,
+      render: null,
+      tiles: [],
+      disk: { used_bytes: 0, free_bytes: null },
+    };
   }
   const storeFile = join(root, STORE_FILE);
   const store = withDb(storeFile, (db) => {
-    const r = db.prepare('SELECT COUNT(*) AS keys, COALESCE(SUM(active), 0) AS active FROM api_keys').get() as { keys: number; active: number };
+    const r = db.prepare('SELECT COUNT(*) AS keys, COALESCE(SUM(active), 0) AS active FROM api_keys').get() as {
+      keys: number;
+      active: number;
+    };
     return { bytes: size(storeFile) + size(`${storeFile}-wal`), keys: r.keys, active_keys: r.active };
   });
   const placesFile = join(root, PLACES_FILE);
   const places = withDb(placesFile, (db) => ({
     bytes: size(placesFile),
     places: (db.prepare('SELECT COUNT(*) AS n FROM places').get() as { n: number }).n,
-    sources: db.prepare('SELECT source, imported_at, rows, file FROM sources ORDER BY imported_at').all() as SourceRow[],
+    sources: db
+      .prepare('SELECT source, imported_at, rows, file FROM sources ORDER BY imported_at')
+      .all() as SourceRow[],
   }));
   const graphFile = join(root, GRAPH_FILE);
   const roads = existsSync(graphFile)
     ? (() => {
         const h = graphHeader(graphFile);
-        return { bytes: size(graphFile), modified: statSync(graphFile).mtime.toISOString(), nodes: h.nodes, edges: h.edges, source: h.source, built_at: h.builtAt };
+        return {
+          bytes: size(graphFile),
+          modified: statSync(graphFile).mtime.toISOString(),
+          nodes: h.nodes,
+          edges: h.edges,
+          source: h.source,
+          built_at: h.builtAt,
+        };
       })()
     : null;
   const rs = RenderStore.inDataDir(root);
@@ -112,7 +145,16 @@ export function inspectDataDir(root: string): Omit<StatusReport, 'server'> {
   } catch {
     /* not every filesystem answers */
   }
-  return { data_dir: root, exists: true, store, places, roads, render, tiles, disk: { used_bytes: dirBytes(root), free_bytes: free } };
+  return {
+    data_dir: root,
+    exists: true,
+    store,
+    places,
+    roads,
+    render,
+    tiles,
+    disk: { used_bytes: dirBytes(root), free_bytes: free },
+  };
 }
 
 /** Whether a server answers at `url` (its /healthz), and what the data directory's pid file says. */

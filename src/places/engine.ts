@@ -8,7 +8,15 @@ import { reverse, type ReverseHit } from './reverse.js';
 import { search } from './search.js';
 import type { PlacesIndex } from './store/index-db.js';
 import type { PhotoSource } from './photos.js';
-import type { AutocompleteAnswer, AutocompleteRequest, Locale, PlaceLookup, PlaceRecord, PlacesService, Prediction } from './types.js';
+import type {
+  AutocompleteAnswer,
+  AutocompleteRequest,
+  Locale,
+  PlaceLookup,
+  PlaceRecord,
+  PlacesService,
+  Prediction,
+} from './types.js';
 
 const CELL = (v: number, step: number) => Math.round(v / step) * step;
 
@@ -34,7 +42,11 @@ function withBudget<T>(ms: number, work: () => T, late: (v: T) => void): Promise
  * the hot and warm tiers (keys include the index generation, so a new import never serves stale answers).
  */
 export class LocalPlaces implements PlacesService {
-  constructor(private readonly index: PlacesIndex, private readonly cache: AnswerCache, private readonly photoFiles: PhotoSource) {}
+  constructor(
+    private readonly index: PlacesIndex,
+    private readonly cache: AnswerCache,
+    private readonly photoFiles: PhotoSource,
+  ) {}
 
   async autocomplete(r: AutocompleteRequest): Promise<AutocompleteAnswer> {
     const biasGiven = r.biasGiven;
@@ -42,7 +54,8 @@ export class LocalPlaces implements PlacesService {
     const hit = this.cache.get<Prediction[]>(key);
     const withDistance = (ps: Prediction[]) =>
       ps.map(({ distance_meters: _d, ...p }) => {
-        const d = biasGiven && p.lat !== undefined ? Math.round(haversineMeters(r.bias, { lat: p.lat, lng: p.lng! })) : 0;
+        const d =
+          biasGiven && p.lat !== undefined ? Math.round(haversineMeters(r.bias, { lat: p.lat, lng: p.lng! })) : 0;
         return d > 0 ? { ...p, distance_meters: d } : p;
       });
     if (hit) return { predictions: withDistance(hit.value), source: hit.tier, budget_expired: false, miss: false };
@@ -59,9 +72,27 @@ export class LocalPlaces implements PlacesService {
     if (!top) return { matched: false, miss: true };
     const p = this.index.byCid(top.place_id.slice(2));
     if (p) {
-      return { matched: true, formatted_address: formattedAddress(p, locale), place_id: top.place_id, name: displayName(p, locale), lat: p.lat, lng: p.lng, source: 'svc_place_details' as const, miss: true };
+      return {
+        matched: true,
+        formatted_address: formattedAddress(p, locale),
+        place_id: top.place_id,
+        name: displayName(p, locale),
+        lat: p.lat,
+        lng: p.lng,
+        source: 'svc_place_details' as const,
+        miss: true,
+      };
     }
-    return { matched: true, formatted_address: [top.name, top.address].filter(Boolean).join(', '), place_id: top.place_id, name: top.name, lat: top.lat, lng: top.lng, source: 'svc_autocomplete' as const, miss: true };
+    return {
+      matched: true,
+      formatted_address: [top.name, top.address].filter(Boolean).join(', '),
+      place_id: top.place_id,
+      name: top.name,
+      lat: top.lat,
+      lng: top.lng,
+      source: 'svc_autocomplete' as const,
+      miss: true,
+    };
   }
 
   async reverse(at: LatLng, locale: Locale) {
@@ -77,7 +108,17 @@ export class LocalPlaces implements PlacesService {
   async place(l: PlaceLookup): Promise<PlaceRecord & { miss: boolean }> {
     const p = /^[0-9a-f]{16}$/i.test(l.id) ? this.index.byCid(l.id.toLowerCase()) : undefined;
     if (!p) {
-      if (l.cacheOnly) return { place_id: l.id, name: l.hintName ?? '', address: '', lat: l.hintLat ?? 0, lng: l.hintLng ?? 0, ownership_tier: 'seed', driver_verifications: 0, miss: false };
+      if (l.cacheOnly)
+        return {
+          place_id: l.id,
+          name: l.hintName ?? '',
+          address: '',
+          lat: l.hintLat ?? 0,
+          lng: l.hintLng ?? 0,
+          ownership_tier: 'seed',
+          driver_verifications: 0,
+          miss: false,
+        };
       throw new AppError('PLACE_NOT_FOUND');
     }
     const photos = [...(p.photos ? (JSON.parse(p.photos) as string[]) : []), ...this.photoFiles.operatorPhotos(p.cid)];
@@ -103,11 +144,22 @@ export class LocalPlaces implements PlacesService {
 
   async photos(at: LatLng) {
     const d = 50 / 111_320;
-    const near = this.index.near(at.lat, at.lng, d, d / Math.max(0.1, Math.cos((at.lat * Math.PI) / 180)), ['poi', 'address', 'street', 'city', 'town', 'village', 'suburb']);
+    const near = this.index.near(at.lat, at.lng, d, d / Math.max(0.1, Math.cos((at.lat * Math.PI) / 180)), [
+      'poi',
+      'address',
+      'street',
+      'city',
+      'town',
+      'village',
+      'suburb',
+    ]);
     near.sort((a, b) => haversineMeters(at, a) - haversineMeters(at, b));
     const withPhotos = near.find((p) => p.photos || this.photoFiles.operatorPhotos(p.cid).length);
     const p = withPhotos ?? near[0];
     if (!p) return { place_id: '', photos: [] };
-    return { place_id: `g_${p.cid}`, photos: [...(p.photos ? (JSON.parse(p.photos) as string[]) : []), ...this.photoFiles.operatorPhotos(p.cid)] };
+    return {
+      place_id: `g_${p.cid}`,
+      photos: [...(p.photos ? (JSON.parse(p.photos) as string[]) : []), ...this.photoFiles.operatorPhotos(p.cid)],
+    };
   }
 }

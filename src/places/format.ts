@@ -15,14 +15,18 @@ export function addressOf(p: IndexedPlace, locale: Locale): string {
   const context = locale === 'ar' ? p.context_ar || p.context_en : p.context_en || p.context_ar;
   const parts = p.kind === 'street' ? [context] : [streetLine(p), context];
   const own = displayName(p, locale);
-  return joinAddress(parts.filter((x) => x && x !== own), locale);
+  return joinAddress(
+    parts.filter((x) => x && x !== own),
+    locale,
+  );
 }
 
 /** One flat address line: the place itself followed by its context. */
 export function formattedAddress(p: IndexedPlace, locale: Locale): string {
   const head = p.kind === 'address' ? streetLine(p) || displayName(p, locale) : displayName(p, locale);
   const rest = addressOf(p, locale);
-  const tail = p.kind === 'address' ? (locale === 'ar' ? p.context_ar || p.context_en : p.context_en || p.context_ar) : rest;
+  const tail =
+    p.kind === 'address' ? (locale === 'ar' ? p.context_ar || p.context_en : p.context_en || p.context_ar) : rest;
   return joinAddress([head, tail], locale);
 }
 

@@ -8,7 +8,13 @@ export type Capability = 'AUTOCOMPLETE' | 'GEOCODE' | 'REVERSE' | 'PLACE';
  * Runs one capability's work: refused with *_DISABLED when switched off, shed with *_BACKPRESSURE when its pool is
  * full, and any unclassified failure becomes *_FAILED (502) with the cause logged, never shown.
  */
-export async function guarded<T>(cap: Capability, enabled: boolean, pool: Pool, log: Logger, work: () => Promise<T>): Promise<T> {
+export async function guarded<T>(
+  cap: Capability,
+  enabled: boolean,
+  pool: Pool,
+  log: Logger,
+  work: () => Promise<T>,
+): Promise<T> {
   if (!enabled) throw new AppError(`${cap}_DISABLED` as ErrorCode);
   try {
     return await pool.run(work);

@@ -24,7 +24,19 @@ export class GazetteerLabels implements PlaceLabelSource {
   private readonly stmt;
 
   private constructor(private readonly db: Database.Database) {
-    this.stmt = db.prepare<[number, number, number, number, number, number], { id: number; kind: string; importance: number; lat: number; lng: number; name: string; name_en: string | null; name_ar: string | null }>(
+    this.stmt = db.prepare<
+      [number, number, number, number, number, number],
+      {
+        id: number;
+        kind: string;
+        importance: number;
+        lat: number;
+        lng: number;
+        name: string;
+        name_en: string | null;
+        name_ar: string | null;
+      }
+    >(
       `SELECT p.id, p.kind, p.importance, p.lat, p.lng, p.name, p.name_en, p.name_ar
        FROM localities_rtree r CROSS JOIN places p ON p.id = r.id
        WHERE r.min_lat >= ? AND r.max_lat <= ? AND r.min_lng >= ? AND r.max_lng <= ? AND p.importance >= ?

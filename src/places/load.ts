@@ -65,4 +65,3 @@ export function openPlacesIndex(dataDir: string): PlacesIndex | undefined {
   const file = join(dataDir, PLACES_FILE);
   return existsSync(file) ? new PlacesIndex(file) : undefined;
 }
-

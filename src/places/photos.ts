@@ -10,7 +10,10 @@ export const PLACE_CID = /^[0-9a-f]{16}$/;
  * never reach outside that folder.
  */
 export class PhotoSource {
-  constructor(readonly dir: string, private readonly publicUrl: string) {}
+  constructor(
+    readonly dir: string,
+    private readonly publicUrl: string,
+  ) {}
 
   operatorPhotos(cid: string): string[] {
     const folder = join(this.dir, cid);
@@ -36,7 +39,9 @@ export function osmPhotoUrls(tags: Record<string, string>): string[] {
   if (image && /^https?:\/\/\S+$/i.test(image)) out.push(image);
   const commons = tags['wikimedia_commons'];
   if (commons && /^File:/i.test(commons)) {
-    out.push(`https://commons.wikimedia.org/wiki/Special:FilePath/${encodeURIComponent(commons.slice(5).replace(/ /g, '_'))}`);
+    out.push(
+      `https://commons.wikimedia.org/wiki/Special:FilePath/${encodeURIComponent(commons.slice(5).replace(/ /g, '_'))}`,
+    );
   }
   return out;
 }

@@ -13,9 +13,21 @@ const ADDRESS_M = 60;
 const POI_M = 35;
 const STREET_M = 60;
 /** How far a locality's name reaches, by kind: a city covers its suburbs, a village only itself. */
-const LOCALITY_REACH_M: Record<string, number> = { city: 20_000, town: 8_000, village: 3_000, suburb: 2_500, quarter: 1_500, neighbourhood: 1_000, hamlet: 1_500, locality: 1_500 };
+const LOCALITY_REACH_M: Record<string, number> = {
+  city: 20_000,
+  town: 8_000,
+  village: 3_000,
+  suburb: 2_500,
+  quarter: 1_500,
+  neighbourhood: 1_000,
+  hamlet: 1_500,
+  locality: 1_500,
+};
 
-const deg = (m: number, lat: number) => ({ dLat: m / 111_320, dLng: m / (111_320 * Math.max(0.1, Math.cos((lat * Math.PI) / 180))) });
+const deg = (m: number, lat: number) => ({
+  dLat: m / 111_320,
+  dLng: m / (111_320 * Math.max(0.1, Math.cos((lat * Math.PI) / 180))),
+});
 
 function nearest<T extends LatLng>(at: LatLng, items: T[], maxM: number): T | undefined {
   let best: T | undefined;
@@ -30,8 +42,12 @@ function nearest<T extends LatLng>(at: LatLng, items: T[], maxM: number): T | un
 /** Distance from a point to a segment, on a local equirectangular projection (exact enough below a few km). */
 function segmentDistance(at: LatLng, s: SegmentHit): number {
   const k = Math.cos((at.lat * Math.PI) / 180);
-  const ax = (s.lng1 - at.lng) * k, ay = s.lat1 - at.lat, bx = (s.lng2 - at.lng) * k, by = s.lat2 - at.lat;
-  const dx = bx - ax, dy = by - ay;
+  const ax = (s.lng1 - at.lng) * k,
+    ay = s.lat1 - at.lat,
+    bx = (s.lng2 - at.lng) * k,
+    by = s.lat2 - at.lat;
+  const dx = bx - ax,
+    dy = by - ay;
   const len2 = dx * dx + dy * dy;
   const t = len2 > 0 ? Math.max(0, Math.min(1, -(ax * dx + ay * dy) / len2)) : 0;
   return Math.hypot(ax + t * dx, ay + t * dy) * 111_320;
@@ -43,7 +59,8 @@ export function localityAt(index: PlacesIndex, at: LatLng): IndexedPlace | undef
   let best: number | undefined;
   let bestRatio = 1;
   for (const id of index.localitiesNear(at.lat, at.lng, box.dLat, box.dLng)) {
-    const ratio = haversineMeters(at, { lat: index.lat[id]!, lng: index.lng[id]! }) / (LOCALITY_REACH_M[index.kind[id]!] ?? 1500);
+    const ratio =
+      haversineMeters(at, { lat: index.lat[id]!, lng: index.lng[id]! }) / (LOCALITY_REACH_M[index.kind[id]!] ?? 1500);
     if (ratio < bestRatio) [best, bestRatio] = [id, ratio];
   }
   return best === undefined ? undefined : index.byIds([best])[0];
@@ -59,10 +76,16 @@ export function reverse(index: PlacesIndex, at: LatLng, locale: Locale): Reverse
   if (address) return { formatted_address: formattedAddress(address, locale), place_id: address.cid, source: 'fresh' };
 
   const locality = localityAt(index, at);
-  const localityName = locality ? joinAddress([displayName(locality, locale), locale === 'ar' ? locality.context_ar : locality.context_en], locale) : '';
+  const localityName = locality
+    ? joinAddress([displayName(locality, locale), locale === 'ar' ? locality.context_ar : locality.context_en], locale)
+    : '';
   const poi = nearest(at, index.near(at.lat, at.lng, near.dLat, near.dLng, ['poi']), POI_M);
   if (poi) {
-    return { formatted_address: joinAddress([displayName(poi, locale), streetLine(poi), localityName], locale), place_id: poi.cid, source: 'fresh' };
+    return {
+      formatted_address: joinAddress([displayName(poi, locale), streetLine(poi), localityName], locale),
+      place_id: poi.cid,
+      source: 'fresh',
+    };
   }
   let street: { id: number; d: number } | undefined;
   for (const s of index.segmentsNear(at.lat, at.lng, near.dLat, near.dLng)) {
@@ -70,7 +93,12 @@ export function reverse(index: PlacesIndex, at: LatLng, locale: Locale): Reverse
     if (d <= STREET_M && (!street || d < street.d)) street = { id: s.place_id, d };
   }
   const streetRow = street && index.byIds([street.id])[0];
-  if (streetRow) return { formatted_address: joinAddress([displayName(streetRow, locale), localityName], locale), place_id: streetRow.cid, source: 'fresh' };
+  if (streetRow)
+    return {
+      formatted_address: joinAddress([displayName(streetRow, locale), localityName], locale),
+      place_id: streetRow.cid,
+      source: 'fresh',
+    };
   if (locality) return { formatted_address: localityName, place_id: locality.cid, source: 'approximate' };
   return { formatted_address: '', source: 'no_address' };
 }

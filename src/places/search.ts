@@ -52,11 +52,14 @@ export function textScore(qNorm: string, qTokens: string[], names: string[]): nu
     const [exact, prefix, tokens] = ctx ? CONTEXT_SCORES : NAME_SCORES;
     const bare = bareOf(name);
     if (name === qNorm || bare === qNorm) best = Math.max(best, exact);
-    else if (name.startsWith(qNorm) || bare.startsWith(qNorm)) best = Math.max(best, prefix - Math.min(0.15, (name.length - qNorm.length) * 0.01));
+    else if (name.startsWith(qNorm) || bare.startsWith(qNorm))
+      best = Math.max(best, prefix - Math.min(0.15, (name.length - qNorm.length) * 0.01));
     else if (best < tokens) {
       const toks = name.split(' ');
       const all = qTokens.every((t, i) =>
-        toks.some((n) => (i === qTokens.length - 1 ? n.startsWith(t) || bareOf(n).startsWith(t) : n === t || bareOf(n) === t)),
+        toks.some((n) =>
+          i === qTokens.length - 1 ? n.startsWith(t) || bareOf(n).startsWith(t) : n === t || bareOf(n) === t,
+        ),
       );
       if (all) best = tokens;
     }
@@ -80,7 +83,10 @@ export function search(index: PlacesIndex, input: SearchInput): Prediction[] {
   const qTokens = tokenize(input.q).slice(0, MAX_TOKENS);
   if (!qTokens.length) return [];
   const expr = ftsExpression(qTokens);
-  const ids = new Set([...index.match(expr, GLOBAL_CANDIDATES), ...index.match(`(${expr}) AND (${nearbyCells(input.bias)})`, LOCAL_CANDIDATES)]);
+  const ids = new Set([
+    ...index.match(expr, GLOBAL_CANDIDATES),
+    ...index.match(`(${expr}) AND (${nearbyCells(input.bias)})`, LOCAL_CANDIDATES),
+  ]);
   const qNorm = normalizeText(input.q);
   const limit = input.limit ?? 10;
   const best = [...ids]

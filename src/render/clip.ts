@@ -7,7 +7,9 @@ import type { Box } from './mercator.js';
  */
 export function clipRing(r: Float64Array, b: Box): Float64Array | undefined {
   let pts = Array.from(r);
-  const edges: Array<[(x: number, y: number) => boolean, (ax: number, ay: number, bx: number, by: number) => [number, number]]> = [
+  const edges: Array<
+    [(x: number, y: number) => boolean, (ax: number, ay: number, bx: number, by: number) => [number, number]]
+  > = [
     [(x) => x >= b[0], (ax, ay, bx, by) => [b[0], ay + ((by - ay) * (b[0] - ax)) / (bx - ax)]],
     [(x) => x <= b[2], (ax, ay, bx, by) => [b[2], ay + ((by - ay) * (b[2] - ax)) / (bx - ax)]],
     [(_, y) => y >= b[1], (ax, ay, bx, by) => [ax + ((bx - ax) * (b[1] - ay)) / (by - ay), b[1]]],
@@ -18,7 +20,10 @@ export function clipRing(r: Float64Array, b: Box): Float64Array | undefined {
     const n = pts.length;
     if (n < 6) return undefined;
     for (let i = 0; i < n; i += 2) {
-      const ax = pts[(i - 2 + n) % n]!, ay = pts[(i - 1 + n) % n]!, bx = pts[i]!, by = pts[i + 1]!;
+      const ax = pts[(i - 2 + n) % n]!,
+        ay = pts[(i - 1 + n) % n]!,
+        bx = pts[i]!,
+        by = pts[i + 1]!;
       const ain = inside(ax, ay);
       const bin = inside(bx, by);
       if (bin) {

@@ -54,7 +54,12 @@ export function drawCountryLabels(v: View, labels: LabelLayer): void {
     const size = v.z <= 3 ? 11 : v.z <= 5 ? 12.5 : 14;
     labels.place({
       lines: c.ar && v.z >= 3 ? [c.en, c.ar] : [c.en],
-      x: v.px(c.x), y: v.py(c.y), size, weight: 600, color: '#5b4a70', pad: 6,
+      x: v.px(c.x),
+      y: v.py(c.y),
+      size,
+      weight: 600,
+      color: '#5b4a70',
+      pad: 6,
     });
   }
 }

@@ -23,7 +23,16 @@ export function drawPlaceLabels(v: View, labels: LabelLayer, places: MapFeature[
     if (!lines.length) continue;
     const r = p.rings[0]!;
     const dot = v.z <= st.dotUntil ? '#444444' : undefined;
-    labels.place({ lines, x: v.px(r[0]!), y: v.py(r[1]!), size: st.size, weight: st.weight, color: st.color, dot, pad: 5 });
+    labels.place({
+      lines,
+      x: v.px(r[0]!),
+      y: v.py(r[1]!),
+      size: st.size,
+      weight: st.weight,
+      color: st.color,
+      dot,
+      pad: 5,
+    });
   }
 }
 
@@ -35,7 +44,16 @@ export function drawPoiLabels(v: View, labels: LabelLayer, pois: MapFeature[]): 
     const lines = labelLines(p);
     if (!lines.length) continue;
     const r = p.rings[0]!;
-    labels.place({ lines, x: v.px(r[0]!), y: v.py(r[1]!), size: 10.5, italic: true, color: COLORS.poi, dot: COLORS.poi, pad: 2 });
+    labels.place({
+      lines,
+      x: v.px(r[0]!),
+      y: v.py(r[1]!),
+      size: 10.5,
+      italic: true,
+      color: COLORS.poi,
+      dot: COLORS.poi,
+      pad: 2,
+    });
   }
 }
 
@@ -54,8 +72,9 @@ interface Run {
 function straightestRun(r: Float64Array, v: View): Run | undefined {
   const n = r.length / 2;
   let best: Run | undefined;
-  for (let i = 0; i < n - 1; ) {
-    const x0 = v.px(r[i * 2]!), y0 = v.py(r[i * 2 + 1]!);
+  for (let i = 0; i < n - 1;) {
+    const x0 = v.px(r[i * 2]!),
+      y0 = v.py(r[i * 2 + 1]!);
     const a0 = Math.atan2(v.py(r[i * 2 + 3]!) - y0, v.px(r[i * 2 + 2]!) - x0);
     let j = i + 1;
     while (j < n - 1) {
@@ -65,7 +84,8 @@ function straightestRun(r: Float64Array, v: View): Run | undefined {
       if (d > 0.3) break;
       j++;
     }
-    const x1 = v.px(r[j * 2]!), y1 = v.py(r[j * 2 + 1]!);
+    const x1 = v.px(r[j * 2]!),
+      y1 = v.py(r[j * 2 + 1]!);
     const len = Math.hypot(x1 - x0, y1 - y0);
     if (!best || len > best.len) {
       let angle = Math.atan2(y1 - y0, x1 - x0);
@@ -78,7 +98,16 @@ function straightestRun(r: Float64Array, v: View): Run | undefined {
   return best;
 }
 
-const ROAD_LABEL_MINZOOM: Record<string, number> = { motorway: 13, trunk: 13, primary: 14, secondary: 14, tertiary: 15, minor: 15, pedestrian: 16, service: 17 };
+const ROAD_LABEL_MINZOOM: Record<string, number> = {
+  motorway: 13,
+  trunk: 13,
+  primary: 14,
+  secondary: 14,
+  tertiary: 15,
+  minor: 15,
+  pedestrian: 16,
+  service: 17,
+};
 
 /** Street names set along the road, larger roads first; a name is skipped where it does not fit its stretch. */
 export function drawRoadLabels(v: View, labels: LabelLayer, roads: MapFeature[]): void {
@@ -97,7 +126,15 @@ export function drawRoadLabels(v: View, labels: LabelLayer, roads: MapFeature[])
     const roadW = widthAt(ROADS[f.cls]?.widths ?? [[0, 1]], v.z);
     // A street often comes as several ways: one label per name per tile area is enough.
     if (seen.has(key) && run.len < textW * 3) continue;
-    const ok = labels.place({ lines, x: run.x, y: run.y, angle: run.angle, size, color: roadW > size * 1.2 ? '#333333' : COLORS.textMuted, pad: 8 });
+    const ok = labels.place({
+      lines,
+      x: run.x,
+      y: run.y,
+      angle: run.angle,
+      size,
+      color: roadW > size * 1.2 ? '#333333' : COLORS.textMuted,
+      pad: 8,
+    });
     if (ok) seen.add(key);
   }
 }

@@ -89,7 +89,10 @@ export function drawRoads(v: View, roads: MapFeature[]): void {
   for (const f of roads) byCls.set(f.cls, [...(byCls.get(f.cls) ?? []), f]);
   ctx.lineCap = 'round';
   ctx.lineJoin = 'round';
-  drawTunnels(v, roads.filter((f) => f.cls.startsWith('tunnel-')));
+  drawTunnels(
+    v,
+    roads.filter((f) => f.cls.startsWith('tunnel-')),
+  );
   for (const cls of ROAD_ORDER) {
     const fs = byCls.get(cls);
     const st = ROADS[cls];

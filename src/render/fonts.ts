@@ -22,11 +22,41 @@ function pkgFile(pkg: string, rel: string): string | undefined {
 }
 
 const CANDIDATES: Array<[family: string, paths: Array<string | undefined>]> = [
-  ['Noto Sans', [pkgFile('@expo-google-fonts/noto-sans', '400Regular/NotoSans_400Regular.ttf'), '/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf']],
-  ['Noto Sans', [pkgFile('@expo-google-fonts/noto-sans', '600SemiBold/NotoSans_600SemiBold.ttf'), '/usr/share/fonts/truetype/noto/NotoSans-SemiBold.ttf']],
-  ['Noto Sans', [pkgFile('@expo-google-fonts/noto-sans', '400Regular_Italic/NotoSans_400Regular_Italic.ttf'), '/usr/share/fonts/truetype/noto/NotoSans-Italic.ttf']],
-  ['Noto Sans Arabic', [pkgFile('@expo-google-fonts/noto-sans-arabic', '400Regular/NotoSansArabic_400Regular.ttf'), '/usr/share/fonts/truetype/noto/NotoSansArabic-Regular.ttf']],
-  ['Noto Sans Arabic', [pkgFile('@expo-google-fonts/noto-sans-arabic', '600SemiBold/NotoSansArabic_600SemiBold.ttf'), '/usr/share/fonts/truetype/noto/NotoSansArabic-SemiBold.ttf']],
+  [
+    'Noto Sans',
+    [
+      pkgFile('@expo-google-fonts/noto-sans', '400Regular/NotoSans_400Regular.ttf'),
+      '/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf',
+    ],
+  ],
+  [
+    'Noto Sans',
+    [
+      pkgFile('@expo-google-fonts/noto-sans', '600SemiBold/NotoSans_600SemiBold.ttf'),
+      '/usr/share/fonts/truetype/noto/NotoSans-SemiBold.ttf',
+    ],
+  ],
+  [
+    'Noto Sans',
+    [
+      pkgFile('@expo-google-fonts/noto-sans', '400Regular_Italic/NotoSans_400Regular_Italic.ttf'),
+      '/usr/share/fonts/truetype/noto/NotoSans-Italic.ttf',
+    ],
+  ],
+  [
+    'Noto Sans Arabic',
+    [
+      pkgFile('@expo-google-fonts/noto-sans-arabic', '400Regular/NotoSansArabic_400Regular.ttf'),
+      '/usr/share/fonts/truetype/noto/NotoSansArabic-Regular.ttf',
+    ],
+  ],
+  [
+    'Noto Sans Arabic',
+    [
+      pkgFile('@expo-google-fonts/noto-sans-arabic', '600SemiBold/NotoSansArabic_600SemiBold.ttf'),
+      '/usr/share/fonts/truetype/noto/NotoSansArabic-SemiBold.ttf',
+    ],
+  ],
   ['DejaVu Sans', ['/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf']],
 ];
 

@@ -50,4 +50,5 @@ export function ringsBox(rings: Float64Array[]): Box {
 }
 
 /** Metres per CSS pixel at a latitude and zoom (for widths given in metres, e.g. at street zooms). */
-export const metresPerPixel = (lat: number, z: number): number => (40075016.686 * Math.cos((lat * Math.PI) / 180)) / (256 * 2 ** z);
+export const metresPerPixel = (lat: number, z: number): number =>
+  (40075016.686 * Math.cos((lat * Math.PI) / 180)) / (256 * 2 ** z);

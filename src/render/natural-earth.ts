@@ -49,7 +49,12 @@ const project = (ring: Pos[]): Float64Array => {
 
 /** One shape per polygon (outer + holes), so culling works per island rather than per country. */
 function polygons(geom: { type: string; coordinates: unknown }): Shape[] {
-  const polys = geom.type === 'Polygon' ? [geom.coordinates as Pos[][]] : geom.type === 'MultiPolygon' ? (geom.coordinates as Pos[][][]) : [];
+  const polys =
+    geom.type === 'Polygon'
+      ? [geom.coordinates as Pos[][]]
+      : geom.type === 'MultiPolygon'
+        ? (geom.coordinates as Pos[][][])
+        : [];
   return polys.map((p) => {
     const rings = p.map(project);
     return { rings, box: ringsBox(rings) };
@@ -58,11 +63,15 @@ function polygons(geom: { type: string; coordinates: unknown }): Shape[] {
 
 // Parsed here rather than require()d: require would cache the raw topology (hundreds of MB of boxed arrays for 10m)
 // for the life of the process, although only the projected shapes are kept.
-const readTopo = (res: Resolution): Topology => JSON.parse(readFileSync(require.resolve(`world-atlas/countries-${res}.json`), 'utf8')) as Topology;
+const readTopo = (res: Resolution): Topology =>
+  JSON.parse(readFileSync(require.resolve(`world-atlas/countries-${res}.json`), 'utf8')) as Topology;
 
 function load(res: Resolution): NaturalEarthLayer {
   const topo = readTopo(res);
-  const land = feature(topo, topo.objects.land as GeometryObject) as unknown as { features?: Array<{ geometry: never }>; geometry?: never };
+  const land = feature(topo, topo.objects.land as GeometryObject) as unknown as {
+    features?: Array<{ geometry: never }>;
+    geometry?: never;
+  };
   const landShapes = (land.features ?? [land as { geometry: never }]).flatMap((f) => polygons(f.geometry));
   const border = mesh(topo, topo.objects.countries as GeometryObject, (a, b) => a !== b);
   const borders = (border.coordinates as Pos[][]).map((line) => {
@@ -126,7 +135,10 @@ function ringArea(r: Float64Array): number {
 function inside(r: Float64Array, x: number, y: number): boolean {
   let c = false;
   for (let i = 0, j = r.length - 2; i < r.length; j = i, i += 2) {
-    const xi = r[i]!, yi = r[i + 1]!, xj = r[j]!, yj = r[j + 1]!;
+    const xi = r[i]!,
+      yi = r[i + 1]!,
+      xj = r[j]!,
+      yj = r[j + 1]!;
     if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) c = !c;
   }
   return c;
@@ -135,7 +147,10 @@ function inside(r: Float64Array, x: number, y: number): boolean {
 function edgeDistance(r: Float64Array, x: number, y: number): number {
   let best = Infinity;
   for (let i = 0, j = r.length - 2; i < r.length; j = i, i += 2) {
-    const ax = r[j]!, ay = r[j + 1]!, dx = r[i]! - ax, dy = r[i + 1]! - ay;
+    const ax = r[j]!,
+      ay = r[j + 1]!,
+      dx = r[i]! - ax,
+      dy = r[i + 1]! - ay;
     const t = Math.max(0, Math.min(1, ((x - ax) * dx + (y - ay) * dy) / (dx * dx + dy * dy || 1)));
     best = Math.min(best, Math.hypot(x - ax - t * dx, y - ay - t * dy));
   }
@@ -148,7 +163,13 @@ function edgeDistance(r: Float64Array, x: number, y: number): number {
  */
 function labelPoint(full: Float64Array): [number, number] {
   const step = Math.max(1, Math.floor(full.length / 2 / 400));
-  const outer = step === 1 ? full : Float64Array.from({ length: Math.floor(full.length / 2 / step) * 2 }, (_, i) => full[(i >> 1) * step * 2 + (i & 1)]!);
+  const outer =
+    step === 1
+      ? full
+      : Float64Array.from(
+          { length: Math.floor(full.length / 2 / step) * 2 },
+          (_, i) => full[(i >> 1) * step * 2 + (i & 1)]!,
+        );
   const [x0, y0, x1, y1] = ringsBox([outer]);
   let best: [number, number, number] = [(x0 + x1) / 2, (y0 + y1) / 2, -1];
   const n = 16;
@@ -170,7 +191,11 @@ export function countryLabels(): CountryLabel[] {
   countries.registerLocale(require('i18n-iso-countries/langs/ar.json'));
   const topo = readTopo('50m');
   const fc = feature(topo, topo.objects.countries as GeometryObject) as unknown as {
-    features: Array<{ id?: string; properties: { name?: string }; geometry: { type: string; coordinates: unknown } | null }>;
+    features: Array<{
+      id?: string;
+      properties: { name?: string };
+      geometry: { type: string; coordinates: unknown } | null;
+    }>;
   };
   labels = [];
   for (const f of fc.features) {

@@ -9,10 +9,20 @@ import { TileRenderer } from './tile-renderer.js';
 import { GazetteerLabels } from '../places/labels.js';
 import type { TileFormat } from '../tiles/types.js';
 
-interface Job { id: number; z: number; x: number; y: number; scale: number; format: TileFormat }
+interface Job {
+  id: number;
+  z: number;
+  x: number;
+  y: number;
+  scale: number;
+  format: TileFormat;
+}
 
 const { dataDir } = workerData as { dataDir: string };
-const renderer = new TileRenderer({ store: RenderStore.inDataDir(dataDir), places: GazetteerLabels.inDataDir(dataDir) });
+const renderer = new TileRenderer({
+  store: RenderStore.inDataDir(dataDir),
+  places: GazetteerLabels.inDataDir(dataDir),
+});
 
 parentPort!.on('message', (job: Job) => {
   renderer.renderTile(job.z, job.x, job.y, job.scale, job.format).then(

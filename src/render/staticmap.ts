@@ -71,7 +71,12 @@ export class TileStaticMap implements StaticMapRenderer {
   }
 }
 
-function marker(ctx: ReturnType<ReturnType<typeof createCanvas>['getContext']>, x: number, y: number, color: string): void {
+function marker(
+  ctx: ReturnType<ReturnType<typeof createCanvas>['getContext']>,
+  x: number,
+  y: number,
+  color: string,
+): void {
   ctx.beginPath();
   ctx.arc(x, y, 7.5, 0, Math.PI * 2);
   ctx.fillStyle = color;

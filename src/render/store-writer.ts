@@ -15,14 +15,21 @@ export class RenderStoreWriter {
   private nextId = 1;
   readonly counts: Record<string, number> = {};
 
-  constructor(private readonly finalPath: string, private readonly tmpPath = `${finalPath}.tmp-${process.pid}`) {
+  constructor(
+    private readonly finalPath: string,
+    private readonly tmpPath = `${finalPath}.tmp-${process.pid}`,
+  ) {
     rmSync(tmpPath, { force: true });
     this.db = new Database(tmpPath);
     this.db.pragma('journal_mode = OFF'); // a temp file: durability comes from the final rename, not the journal
     this.db.pragma('synchronous = OFF');
     this.db.exec(RENDER_SCHEMA);
-    this.insert = this.db.prepare('INSERT INTO features (id, layer, cls, minzoom, rank, name, name_en, name_ar, geom) VALUES (?,?,?,?,?,?,?,?,?)');
-    this.insertBox = this.db.prepare('INSERT INTO features_rtree (id, minx, maxx, miny, maxy, minz, maxz) VALUES (?,?,?,?,?,?,?)');
+    this.insert = this.db.prepare(
+      'INSERT INTO features (id, layer, cls, minzoom, rank, name, name_en, name_ar, geom) VALUES (?,?,?,?,?,?,?,?,?)',
+    );
+    this.insertBox = this.db.prepare(
+      'INSERT INTO features_rtree (id, minx, maxx, miny, maxy, minz, maxz) VALUES (?,?,?,?,?,?,?)',
+    );
   }
 
   add(f: Omit<MapFeature, 'id'>): void {
@@ -37,7 +44,17 @@ export class RenderStoreWriter {
     this.db.transaction(() => {
       for (const f of batch) {
         const id = this.nextId++;
-        this.insert.run(id, f.layer, f.cls, f.minzoom, f.rank, f.name ?? null, f.nameEn ?? null, f.nameAr ?? null, encodeRings(f.rings));
+        this.insert.run(
+          id,
+          f.layer,
+          f.cls,
+          f.minzoom,
+          f.rank,
+          f.name ?? null,
+          f.nameEn ?? null,
+          f.nameAr ?? null,
+          encodeRings(f.rings),
+        );
         this.insertBox.run(id, f.box[0], f.box[2], f.box[1], f.box[3], f.minzoom, f.minzoom);
       }
     })();

@@ -55,7 +55,7 @@ export class RenderStore {
     const now = Date.now();
     if (this.db && now - this.checkedAt < 2000) return true;
     this.checkedAt = now;
-    if (!existsSync(this.file)) return this.close(), false;
+    if (!existsSync(this.file)) return (this.close(), false);
     const m = statSync(this.file).mtimeMs;
     if (this.db && m === this.mtime) return true;
     this.close();
@@ -84,8 +84,14 @@ export class RenderStore {
     if (!this.open()) return [];
     const rows = (labelsOnly ? this.labelStmt! : this.stmt!).all(box[0], box[2], box[1], box[3], zoom) as Row[];
     return rows.map((r) => ({
-      id: r.id, layer: r.layer, cls: r.cls, minzoom: r.minzoom, rank: r.rank,
-      name: r.name ?? undefined, nameEn: r.name_en ?? undefined, nameAr: r.name_ar ?? undefined,
+      id: r.id,
+      layer: r.layer,
+      cls: r.cls,
+      minzoom: r.minzoom,
+      rank: r.rank,
+      name: r.name ?? undefined,
+      nameEn: r.name_en ?? undefined,
+      nameAr: r.name_ar ?? undefined,
       rings: decodeRings(r.geom),
       box: [r.minx, r.miny, r.maxx, r.maxy],
     }));

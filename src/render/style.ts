@@ -35,7 +35,20 @@ export const AREA_FILL: Record<string, string> = {
 };
 
 /** Draw order of area classes: big soft areas first so parks and water inside them stay visible. */
-export const AREA_ORDER = ['residential', 'commercial', 'industrial', 'farmland', 'forest', 'grass', 'park', 'cemetery', 'sport', 'sand', 'parking', 'pedestrian'];
+export const AREA_ORDER = [
+  'residential',
+  'commercial',
+  'industrial',
+  'farmland',
+  'forest',
+  'grass',
+  'park',
+  'cemetery',
+  'sport',
+  'sand',
+  'parking',
+  'pedestrian',
+];
 
 /** Areas drawn after water: structures standing in it. */
 export const OVER_WATER = ['pier'];
@@ -51,21 +64,159 @@ export interface RoadStyle {
 }
 
 export const ROADS: Record<string, RoadStyle> = {
-  motorway: { fill: '#f4a870', casing: '#c46a32', widths: [[5, 0.8], [9, 1.5], [12, 2.6], [14, 4.2], [16, 9], [18, 24]], casingPx: 1, minzoom: 5 },
-  trunk: { fill: '#f9c38f', casing: '#c7834a', widths: [[6, 0.7], [9, 1.3], [12, 2.4], [14, 3.8], [16, 8.5], [18, 22]], casingPx: 1, minzoom: 6 },
-  primary: { fill: '#fcd88f', casing: '#c49a4c', widths: [[8, 0.6], [10, 1.1], [12, 2], [14, 3.4], [16, 8], [18, 20]], casingPx: 1, minzoom: 8 },
-  secondary: { fill: '#fdf0b0', casing: '#bda764', widths: [[10, 0.8], [12, 1.6], [14, 3], [16, 7], [18, 18]], casingPx: 1, minzoom: 10 },
-  tertiary: { fill: '#ffffff', casing: '#b9b0a2', widths: [[11, 0.7], [12, 1.2], [14, 2.6], [16, 6.5], [18, 16]], casingPx: 0.9, minzoom: 11 },
-  minor: { fill: '#ffffff', casing: '#c3bbb0', widths: [[13, 0.7], [14, 1.6], [16, 5], [18, 13]], casingPx: 0.8, minzoom: 13 },
-  service: { fill: '#ffffff', casing: '#cbc4ba', widths: [[14, 0.7], [16, 2.6], [18, 7]], casingPx: 0.6, minzoom: 14 },
-  pedestrian: { fill: '#f3f1ee', casing: '#c9c2b8', widths: [[14, 0.8], [16, 3.5], [18, 9]], casingPx: 0.6, minzoom: 14 },
-  path: { fill: '#e98a7c', casing: 'rgba(255,255,255,0.6)', widths: [[15, 0.7], [16, 1], [18, 2]], casingPx: 0.5, minzoom: 15, dash: [3, 2] },
-  pier: { fill: '#f2efe9', casing: 'rgba(0,0,0,0)', widths: [[13, 1], [16, 4], [18, 12]], casingPx: 0, minzoom: 13 },
-  rail: { fill: '#9a9a9a', casing: 'rgba(255,255,255,0)', widths: [[12, 0.8], [16, 1.6], [18, 2.5]], casingPx: 0, minzoom: 12, dash: [6, 3] },
+  motorway: {
+    fill: '#f4a870',
+    casing: '#c46a32',
+    widths: [
+      [5, 0.8],
+      [9, 1.5],
+      [12, 2.6],
+      [14, 4.2],
+      [16, 9],
+      [18, 24],
+    ],
+    casingPx: 1,
+    minzoom: 5,
+  },
+  trunk: {
+    fill: '#f9c38f',
+    casing: '#c7834a',
+    widths: [
+      [6, 0.7],
+      [9, 1.3],
+      [12, 2.4],
+      [14, 3.8],
+      [16, 8.5],
+      [18, 22],
+    ],
+    casingPx: 1,
+    minzoom: 6,
+  },
+  primary: {
+    fill: '#fcd88f',
+    casing: '#c49a4c',
+    widths: [
+      [8, 0.6],
+      [10, 1.1],
+      [12, 2],
+      [14, 3.4],
+      [16, 8],
+      [18, 20],
+    ],
+    casingPx: 1,
+    minzoom: 8,
+  },
+  secondary: {
+    fill: '#fdf0b0',
+    casing: '#bda764',
+    widths: [
+      [10, 0.8],
+      [12, 1.6],
+      [14, 3],
+      [16, 7],
+      [18, 18],
+    ],
+    casingPx: 1,
+    minzoom: 10,
+  },
+  tertiary: {
+    fill: '#ffffff',
+    casing: '#b9b0a2',
+    widths: [
+      [11, 0.7],
+      [12, 1.2],
+      [14, 2.6],
+      [16, 6.5],
+      [18, 16],
+    ],
+    casingPx: 0.9,
+    minzoom: 11,
+  },
+  minor: {
+    fill: '#ffffff',
+    casing: '#c3bbb0',
+    widths: [
+      [13, 0.7],
+      [14, 1.6],
+      [16, 5],
+      [18, 13],
+    ],
+    casingPx: 0.8,
+    minzoom: 13,
+  },
+  service: {
+    fill: '#ffffff',
+    casing: '#cbc4ba',
+    widths: [
+      [14, 0.7],
+      [16, 2.6],
+      [18, 7],
+    ],
+    casingPx: 0.6,
+    minzoom: 14,
+  },
+  pedestrian: {
+    fill: '#f3f1ee',
+    casing: '#c9c2b8',
+    widths: [
+      [14, 0.8],
+      [16, 3.5],
+      [18, 9],
+    ],
+    casingPx: 0.6,
+    minzoom: 14,
+  },
+  path: {
+    fill: '#e98a7c',
+    casing: 'rgba(255,255,255,0.6)',
+    widths: [
+      [15, 0.7],
+      [16, 1],
+      [18, 2],
+    ],
+    casingPx: 0.5,
+    minzoom: 15,
+    dash: [3, 2],
+  },
+  pier: {
+    fill: '#f2efe9',
+    casing: 'rgba(0,0,0,0)',
+    widths: [
+      [13, 1],
+      [16, 4],
+      [18, 12],
+    ],
+    casingPx: 0,
+    minzoom: 13,
+  },
+  rail: {
+    fill: '#9a9a9a',
+    casing: 'rgba(255,255,255,0)',
+    widths: [
+      [12, 0.8],
+      [16, 1.6],
+      [18, 2.5],
+    ],
+    casingPx: 0,
+    minzoom: 12,
+    dash: [6, 3],
+  },
 };
 
 /** Lower first; bridges and tunnels are not split out (the render store keeps no layer tags). */
-export const ROAD_ORDER = ['pier', 'path', 'rail', 'service', 'pedestrian', 'minor', 'tertiary', 'secondary', 'primary', 'trunk', 'motorway'];
+export const ROAD_ORDER = [
+  'pier',
+  'path',
+  'rail',
+  'service',
+  'pedestrian',
+  'minor',
+  'tertiary',
+  'secondary',
+  'primary',
+  'trunk',
+  'motorway',
+];
 
 export function widthAt(stops: Array<[number, number]>, z: number): number {
   if (z <= stops[0]![0]) return stops[0]![1];
@@ -79,7 +230,20 @@ export function widthAt(stops: Array<[number, number]>, z: number): number {
 }
 
 export const WATERWAY_WIDTH: Record<string, Array<[number, number]>> = {
-  river: [[8, 0.8], [12, 2], [16, 8], [18, 20]],
-  canal: [[10, 0.8], [14, 3], [18, 14]],
-  stream: [[13, 0.6], [16, 1.6], [18, 3]],
+  river: [
+    [8, 0.8],
+    [12, 2],
+    [16, 8],
+    [18, 20],
+  ],
+  canal: [
+    [10, 0.8],
+    [14, 3],
+    [18, 14],
+  ],
+  stream: [
+    [13, 0.6],
+    [16, 1.6],
+    [18, 3],
+  ],
 };

@@ -69,8 +69,16 @@ export class TileRenderer {
       const x = lngToX(p.lng);
       const y = latToY(p.lat);
       return {
-        id: -p.id, layer: 'place' as const, cls: p.kind, minzoom: 0, rank: p.rank,
-        name: p.name, nameEn: p.nameEn, nameAr: p.nameAr, rings: [Float64Array.of(x, y)], box: [x, y, x, y],
+        id: -p.id,
+        layer: 'place' as const,
+        cls: p.kind,
+        minzoom: 0,
+        rank: p.rank,
+        name: p.name,
+        nameEn: p.nameEn,
+        nameAr: p.nameAr,
+        rings: [Float64Array.of(x, y)],
+        box: [x, y, x, y],
       };
     });
   }

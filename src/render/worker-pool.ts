@@ -22,7 +22,10 @@ export class RenderPool {
   private closed = false;
 
   /** Threads start on the first render, so an app that never renders a tile never pays for them. */
-  constructor(readonly size: number, private readonly dataDir: string) {}
+  constructor(
+    readonly size: number,
+    private readonly dataDir: string,
+  ) {}
 
   private spawn(): Slot {
     const here = import.meta.url;

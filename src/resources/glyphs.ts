@@ -30,7 +30,8 @@ export class GlyphStore {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       if (!e.isDirectory()) continue;
       const ranges = new Map<string, Glyphs>();
-      for (const f of readdirSync(join(dir, e.name))) if (BUNDLED_RANGES.includes(f)) ranges.set(f, glyphs(readFileSync(join(dir, e.name, f))));
+      for (const f of readdirSync(join(dir, e.name)))
+        if (BUNDLED_RANGES.includes(f)) ranges.set(f, glyphs(readFileSync(join(dir, e.name, f))));
       if (ranges.size) this.stacks.set(e.name, ranges);
     }
   }
@@ -41,7 +42,8 @@ export class GlyphStore {
 
   /** Slashes or backslashes anywhere are a bare 400; unknown stacks and unbundled ranges are a bare 404. */
   get(fontstack: string, range: string): Glyphs {
-    if (/[/\\]/.test(fontstack) || /[/\\]/.test(range)) throw new AppError('VALIDATION_ERROR', 'path separator in glyph request');
+    if (/[/\\]/.test(fontstack) || /[/\\]/.test(range))
+      throw new AppError('VALIDATION_ERROR', 'path separator in glyph request');
     if (!BUNDLED_RANGES.includes(range)) throw new AppError('NOT_FOUND');
     for (const candidate of fontstack.split(',')) {
       const name = candidate.trim();

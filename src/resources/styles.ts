@@ -4,8 +4,7 @@ import { packagePath } from './paths.js';
 
 export const STYLE_NAMES = ['raster-nav', 'svc', 'maplibre'] as const;
 const TOKEN_RE = /^[A-Za-z0-9_-]{1,512}$/;
-export const ATTRIBUTION =
-  '© OpenStreetMap contributors (ODbL) · GeoNames (CC BY 4.0) · Natural Earth';
+export const ATTRIBUTION = '© OpenStreetMap contributors (ODbL) · GeoNames (CC BY 4.0) · Natural Earth';
 
 /** A style's absolute or host-relative URLs, with an optional tile token appended to every templated URL. */
 function urls(base: string, token: string | undefined) {

@@ -20,7 +20,14 @@ const MAX_CANDIDATES = 40;
 const LOCAL_FRACTION = 0.25;
 
 export function viaAlternatives(
-  g: RoadGraph, q: CHQuery, check: CHQuery, from: Snap, to: Snap, primary: RoutePath, bestCost: number, want: number,
+  g: RoadGraph,
+  q: CHQuery,
+  check: CHQuery,
+  from: Snap,
+  to: Snap,
+  primary: RoutePath,
+  bestCost: number,
+  want: number,
 ): RoutePath[] {
   const seen = new Set<number>();
   const cands: Array<[number, number]> = [];
@@ -38,7 +45,8 @@ export function viaAlternatives(
   for (const [v] of cands) {
     if (out.length >= want || tried++ >= MAX_CANDIDATES) break;
     const edges = q.unpack(v);
-    const sNode = q.seedF(v), tNode = q.seedB(v);
+    const sNode = q.seedF(v),
+      tNode = q.seedB(v);
     if (!simple(g, sNode, edges)) continue;
     // Checks run on the bare edge list; the (allocation-heavy) route pieces are built only for accepted paths.
     let len = 0;
@@ -70,7 +78,15 @@ function shared(g: RoadGraph, edges: number[], other: Set<number>): number {
 }
 
 /** T-test: the sub-path from T/2 before v to T/2 after v must be a shortest path between its ends. */
-function locallyOptimal(g: RoadGraph, check: CHQuery, q: CHQuery, v: number, edges: number[], sNode: number, T: number): boolean {
+function locallyOptimal(
+  g: RoadGraph,
+  check: CHQuery,
+  q: CHQuery,
+  v: number,
+  edges: number[],
+  sNode: number,
+  T: number,
+): boolean {
   // Position of v on the path: the forward part costs distF(v) minus the source seed's offset.
   const prefix = q.distF[v]! - q.distF[sNode]!;
   const nodes = [sNode];
@@ -79,7 +95,8 @@ function locallyOptimal(g: RoadGraph, check: CHQuery, q: CHQuery, v: number, edg
     nodes.push(g.head[e]!);
     cum.push(cum[cum.length - 1]! + g.ms[e]!);
   }
-  let i = 0, j = nodes.length - 1;
+  let i = 0,
+    j = nodes.length - 1;
   while (i + 1 < nodes.length && cum[i + 1]! <= prefix - T / 2) i++;
   while (j - 1 > 0 && cum[j - 1]! >= prefix + T / 2) j--;
   if (j <= i) return true;

@@ -23,7 +23,10 @@ export class BuiltinEngine implements RoutingEngine {
   private readonly q: CHQuery;
   private readonly check: CHQuery;
 
-  constructor(readonly graph: RoadGraph, private readonly opts: BuiltinOptions) {
+  constructor(
+    readonly graph: RoadGraph,
+    private readonly opts: BuiltinOptions,
+  ) {
     const core = graph.meta.stats.chCoreNodes ?? 0;
     this.q = new CHQuery(graph, core);
     this.check = new CHQuery(graph, core);
@@ -42,7 +45,11 @@ export class BuiltinEngine implements RoutingEngine {
     return this.routeSync(from, to, opts);
   }
 
-  routeSync(from: LatLng, to: LatLng, opts: { alternatives: number; locale: 'en' | 'ar'; maneuvers?: boolean }): EngineResult {
+  routeSync(
+    from: LatLng,
+    to: LatLng,
+    opts: { alternatives: number; locale: 'en' | 'ar'; maneuvers?: boolean },
+  ): EngineResult {
     const paths = this.paths(from, to, opts.alternatives);
     if (!paths) return { kind: 'unroutable' };
     const withManeuvers = opts.maneuvers ?? true;

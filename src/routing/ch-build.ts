@@ -45,7 +45,12 @@ class Edges {
   b: number[] = [];
   hops: number[] = [];
   add(t: number, h: number, w: number, a: number, b: number, hops: number): number {
-    this.tail.push(t); this.head.push(h); this.w.push(w); this.a.push(a); this.b.push(b); this.hops.push(hops);
+    this.tail.push(t);
+    this.head.push(h);
+    this.w.push(w);
+    this.a.push(a);
+    this.b.push(b);
+    this.hops.push(hops);
     return this.tail.length - 1;
   }
 }
@@ -77,7 +82,10 @@ export function buildCH(g: BaseGraph, opts: CHOptions = {}): CH {
     for (const e of out[u]!) {
       if (E.head[e] !== v) continue;
       if (E.w[e]! <= w) return false;
-      E.w[e] = w; E.a[e] = a; E.b[e] = b; E.hops[e] = hops; // safe: an edge between live nodes is nobody's child yet
+      E.w[e] = w;
+      E.a[e] = a;
+      E.b[e] = b;
+      E.hops[e] = hops; // safe: an edge between live nodes is nobody's child yet
       return true;
     }
     const e = E.add(u, v, w, a, b, hops);
@@ -87,7 +95,8 @@ export function buildCH(g: BaseGraph, opts: CHOptions = {}): CH {
     return true;
   };
   for (let u = 0; u < n; u++) {
-    for (let i = g.first[u]!; i < g.first[u + 1]!; i++) if (g.head[i] !== u) addOrImprove(u, g.head[i]!, g.ms[i]!, -1 - i, -1, 1);
+    for (let i = g.first[u]!; i < g.first[u + 1]!; i++)
+      if (g.head[i] !== u) addOrImprove(u, g.head[i]!, g.ms[i]!, -1 - i, -1, 1);
   }
   const contracted = new Uint8Array(n);
   const level = new Uint32Array(n);
@@ -102,7 +111,8 @@ export function buildCH(g: BaseGraph, opts: CHOptions = {}): CH {
   const witness = (s: number, skip: number, maxW: number, limit: number) => {
     run++;
     pq.clear();
-    dist[s] = 0; stamp[s] = run;
+    dist[s] = 0;
+    stamp[s] = run;
     pq.push(s, 0);
     let settled = 0;
     while (pq.length) {
@@ -116,7 +126,8 @@ export function buildCH(g: BaseGraph, opts: CHOptions = {}): CH {
         if (v === skip) continue;
         const nd = d + E.w[e]!;
         if (stamp[v] !== run || nd < dist[v]!) {
-          dist[v] = nd; stamp[v] = run;
+          dist[v] = nd;
+          stamp[v] = run;
           pq.push(v, nd);
         }
       }
@@ -126,16 +137,26 @@ export function buildCH(g: BaseGraph, opts: CHOptions = {}): CH {
   /** Computes the shortcuts needed to contract v (left in `shortcut`); returns v's priority. */
   const simulate = (v: number): number => {
     shortcut.length = 0;
-    const ins = inn[v]!, outs = out[v]!;
-    let maxOut = 0, removedHops = 0, addedHops = 0;
-    for (const e of outs) { maxOut = Math.max(maxOut, E.w[e]!); removedHops += E.hops[e]!; }
+    const ins = inn[v]!,
+      outs = out[v]!;
+    let maxOut = 0,
+      removedHops = 0,
+      addedHops = 0;
+    for (const e of outs) {
+      maxOut = Math.max(maxOut, E.w[e]!);
+      removedHops += E.hops[e]!;
+    }
     for (const e of ins) removedHops += E.hops[e]!;
     for (const ei of ins) {
       const u = E.tail[ei]!;
       const wi = E.w[ei]!;
       run++; // the witness search takes the next run id: mark its targets with it first
       targetsLeft = 0;
-      for (const eo of outs) if (E.head[eo] !== u && isTarget[E.head[eo]!] !== run) { isTarget[E.head[eo]!] = run; targetsLeft++; }
+      for (const eo of outs)
+        if (E.head[eo] !== u && isTarget[E.head[eo]!] !== run) {
+          isTarget[E.head[eo]!] = run;
+          targetsLeft++;
+        }
       run--;
       witness(u, v, wi + maxOut, settleLimit);
       for (const eo of outs) {
@@ -166,7 +187,15 @@ export function buildCH(g: BaseGraph, opts: CHOptions = {}): CH {
       continue;
     }
     // `priority(v)` just computed v's shortcuts (witness searches included): insert those instead of redoing them
-    for (let k = 0; k < shortcut.length; k += 5) addOrImprove(shortcut[k]!, shortcut[k + 1]!, shortcut[k + 2]!, shortcut[k + 3]!, shortcut[k + 4]!, E.hops[shortcut[k + 3]!]! + E.hops[shortcut[k + 4]!]!);
+    for (let k = 0; k < shortcut.length; k += 5)
+      addOrImprove(
+        shortcut[k]!,
+        shortcut[k + 1]!,
+        shortcut[k + 2]!,
+        shortcut[k + 3]!,
+        shortcut[k + 4]!,
+        E.hops[shortcut[k + 3]!]! + E.hops[shortcut[k + 4]!]!,
+      );
     contracted[v] = 1;
     rank[v] = done++;
     if (progress && done % 5_000 === 0) progress(done, n, live / (n - done));
@@ -180,12 +209,17 @@ export function buildCH(g: BaseGraph, opts: CHOptions = {}): CH {
       inn[x] = inn[x]!.filter((e) => E.tail[e] !== v);
       level[x] = Math.max(level[x]!, level[v]! + 1);
     }
-    out[v] = []; inn[v] = [];
+    out[v] = [];
+    inn[v] = [];
   }
   // The core: every node not contracted, ranked above all others; edges among them go in both search graphs.
   const core = new Uint8Array(n);
   const coreNodes = n - done;
-  for (let v = 0; v < n; v++) if (!contracted[v]) { core[v] = 1; rank[v] = done++; }
+  for (let v = 0; v < n; v++)
+    if (!contracted[v]) {
+      core[v] = 1;
+      rank[v] = done++;
+    }
   return { ...finish(n, rank, E, core), coreNodes };
 }
 
@@ -195,9 +229,13 @@ export type CHArrays = Omit<CH, 'coreNodes'>;
 /** Splits the edges into the upward graph (by tail) and the reversed downward graph (by head), CSR each; core edges go in both. */
 function finish(n: number, rank: Uint32Array, E: Edges, core: Uint8Array): CHArrays {
   const m = E.tail.length;
-  const chTail = Uint32Array.from(E.tail), chHead = Uint32Array.from(E.head), chW = Uint32Array.from(E.w);
-  const chA = Int32Array.from(E.a), chB = Int32Array.from(E.b);
-  const upFirst = new Uint32Array(n + 1), dnFirst = new Uint32Array(n + 1);
+  const chTail = Uint32Array.from(E.tail),
+    chHead = Uint32Array.from(E.head),
+    chW = Uint32Array.from(E.w);
+  const chA = Int32Array.from(E.a),
+    chB = Int32Array.from(E.b);
+  const upFirst = new Uint32Array(n + 1),
+    dnFirst = new Uint32Array(n + 1);
   const isCore = (e: number) => core[chHead[e]!] === 1 && core[chTail[e]!] === 1;
   const isUp = (e: number) => isCore(e) || rank[chHead[e]!]! > rank[chTail[e]!]!;
   const isDown = (e: number) => isCore(e) || rank[chHead[e]!]! < rank[chTail[e]!]!;
@@ -205,9 +243,14 @@ function finish(n: number, rank: Uint32Array, E: Edges, core: Uint8Array): CHArr
     if (isUp(e)) upFirst[chTail[e]! + 1]!++;
     if (isDown(e)) dnFirst[chHead[e]! + 1]!++;
   }
-  for (let u = 0; u < n; u++) { upFirst[u + 1]! += upFirst[u]!; dnFirst[u + 1]! += dnFirst[u]!; }
-  const upEdge = new Uint32Array(upFirst[n]!), dnEdge = new Uint32Array(dnFirst[n]!);
-  const uf = upFirst.slice(0, n), df = dnFirst.slice(0, n);
+  for (let u = 0; u < n; u++) {
+    upFirst[u + 1]! += upFirst[u]!;
+    dnFirst[u + 1]! += dnFirst[u]!;
+  }
+  const upEdge = new Uint32Array(upFirst[n]!),
+    dnEdge = new Uint32Array(dnFirst[n]!);
+  const uf = upFirst.slice(0, n),
+    df = dnFirst.slice(0, n);
   for (let e = 0; e < m; e++) {
     if (isUp(e)) upEdge[uf[chTail[e]!]!++] = e;
     if (isDown(e)) dnEdge[df[chHead[e]!]!++] = e;

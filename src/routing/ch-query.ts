@@ -27,14 +27,20 @@ export class CHQuery {
   private readonly coreStart: number;
   private readonly coreList: Uint32Array;
 
-  constructor(private readonly ch: CHArrays, coreNodes = 0) {
+  constructor(
+    private readonly ch: CHArrays,
+    coreNodes = 0,
+  ) {
     const n = ch.rank.length;
     this.coreStart = n - coreNodes;
     this.coreList = new Uint32Array(coreNodes);
     for (let v = 0, k = 0; v < n; v++) if (ch.rank[v]! >= this.coreStart) this.coreList[k++] = v;
-    this.distF = new Float64Array(n); this.distB = new Float64Array(n);
-    this.parF = new Int32Array(n); this.parB = new Int32Array(n);
-    this.stF = new Uint32Array(n); this.stB = new Uint32Array(n);
+    this.distF = new Float64Array(n);
+    this.distB = new Float64Array(n);
+    this.parF = new Int32Array(n);
+    this.parB = new Int32Array(n);
+    this.stF = new Uint32Array(n);
+    this.stB = new Uint32Array(n);
   }
 
   seenF = (v: number) => this.stF[v] === this.epoch;
@@ -47,14 +53,31 @@ export class CHQuery {
   run(sources: Seed[], targets: Seed[], full = false): { meet: number; cost: number } | undefined {
     const ep = ++this.epoch;
     const { distF, distB, parF, parB, stF, stB, qF, qB, ch } = this;
-    qF.clear(); qB.clear();
+    qF.clear();
+    qB.clear();
     this.meetNodes.length = 0;
-    for (const [v, o] of sources) if (stF[v] !== ep || o < distF[v]!) { stF[v] = ep; distF[v] = o; parF[v] = -1; qF.push(v, o); }
-    for (const [v, o] of targets) if (stB[v] !== ep || o < distB[v]!) { stB[v] = ep; distB[v] = o; parB[v] = -1; qB.push(v, o); }
-    let best = Infinity, meet = -1;
+    for (const [v, o] of sources)
+      if (stF[v] !== ep || o < distF[v]!) {
+        stF[v] = ep;
+        distF[v] = o;
+        parF[v] = -1;
+        qF.push(v, o);
+      }
+    for (const [v, o] of targets)
+      if (stB[v] !== ep || o < distB[v]!) {
+        stB[v] = ep;
+        distB[v] = o;
+        parB[v] = -1;
+        qB.push(v, o);
+      }
+    let best = Infinity,
+      meet = -1;
     const consider = (v: number) => {
       const c = distF[v]! + distB[v]!;
-      if (c < best) { best = c; meet = v; }
+      if (c < best) {
+        best = c;
+        meet = v;
+      }
     };
     for (const [v] of sources) if (stB[v] === ep) consider(v);
     let fwd = true;
@@ -64,28 +87,51 @@ export class CHQuery {
       if (fDone && bDone) break;
       fwd = fDone ? false : bDone ? true : !fwd;
       if (fwd) {
-        const d = qF.peekValue()!, u = qF.pop()!;
+        const d = qF.peekValue()!,
+          u = qF.pop()!;
         if (d > distF[u]!) continue;
-        if (stB[u] === ep) { consider(u); if (full) this.meetNodes.push(u); }
+        if (stB[u] === ep) {
+          consider(u);
+          if (full) this.meetNodes.push(u);
+        }
         if (ch.rank[u]! >= this.coreStart) continue; // core entry: expanded in phase 2
         for (let i = ch.upFirst[u]!; i < ch.upFirst[u + 1]!; i++) {
-          const e = ch.upEdge[i]!, v = ch.chHead[e]!, nd = d + ch.chW[e]!;
-          if (stF[v] !== ep || nd < distF[v]!) { stF[v] = ep; distF[v] = nd; parF[v] = e; qF.push(v, nd); }
+          const e = ch.upEdge[i]!,
+            v = ch.chHead[e]!,
+            nd = d + ch.chW[e]!;
+          if (stF[v] !== ep || nd < distF[v]!) {
+            stF[v] = ep;
+            distF[v] = nd;
+            parF[v] = e;
+            qF.push(v, nd);
+          }
         }
       } else {
-        const d = qB.peekValue()!, u = qB.pop()!;
+        const d = qB.peekValue()!,
+          u = qB.pop()!;
         if (d > distB[u]!) continue;
-        if (stF[u] === ep) { consider(u); if (full) this.meetNodes.push(u); }
+        if (stF[u] === ep) {
+          consider(u);
+          if (full) this.meetNodes.push(u);
+        }
         if (ch.rank[u]! >= this.coreStart) continue;
         for (let i = ch.dnFirst[u]!; i < ch.dnFirst[u + 1]!; i++) {
-          const e = ch.dnEdge[i]!, v = ch.chTail[e]!, nd = d + ch.chW[e]!;
-          if (stB[v] !== ep || nd < distB[v]!) { stB[v] = ep; distB[v] = nd; parB[v] = e; qB.push(v, nd); }
+          const e = ch.dnEdge[i]!,
+            v = ch.chTail[e]!,
+            nd = d + ch.chW[e]!;
+          if (stB[v] !== ep || nd < distB[v]!) {
+            stB[v] = ep;
+            distB[v] = nd;
+            parB[v] = e;
+            qB.push(v, nd);
+          }
         }
       }
     }
     if (this.coreStart < ch.rank.length) {
       const r = this.coreSearch(ep, best, meet);
-      best = r.best; meet = r.meet;
+      best = r.best;
+      meet = r.meet;
     }
     return meet < 0 ? undefined : { meet, cost: best };
   }
@@ -96,27 +142,50 @@ export class CHQuery {
    */
   private coreSearch(ep: number, best: number, meet: number): { best: number; meet: number } {
     const { distF, distB, parF, parB, stF, stB, qF, qB, ch } = this;
-    qF.clear(); qB.clear();
+    qF.clear();
+    qB.clear();
     for (const v of this.coreList) {
       if (stF[v] === ep) qF.push(v, distF[v]!);
       if (stB[v] === ep) qB.push(v, distB[v]!);
     }
     while (qF.length && qB.length && qF.peekValue()! + qB.peekValue()! < best) {
       if (qF.length <= qB.length) {
-        const d = qF.peekValue()!, u = qF.pop()!;
+        const d = qF.peekValue()!,
+          u = qF.pop()!;
         if (d > distF[u]!) continue;
         for (let i = ch.upFirst[u]!; i < ch.upFirst[u + 1]!; i++) {
-          const e = ch.upEdge[i]!, v = ch.chHead[e]!, nd = d + ch.chW[e]!;
-          if (stF[v] !== ep || nd < distF[v]!) { stF[v] = ep; distF[v] = nd; parF[v] = e; qF.push(v, nd); }
-          if (stB[v] === ep && nd + distB[v]! < best) { best = nd + distB[v]!; meet = v; }
+          const e = ch.upEdge[i]!,
+            v = ch.chHead[e]!,
+            nd = d + ch.chW[e]!;
+          if (stF[v] !== ep || nd < distF[v]!) {
+            stF[v] = ep;
+            distF[v] = nd;
+            parF[v] = e;
+            qF.push(v, nd);
+          }
+          if (stB[v] === ep && nd + distB[v]! < best) {
+            best = nd + distB[v]!;
+            meet = v;
+          }
         }
       } else {
-        const d = qB.peekValue()!, u = qB.pop()!;
+        const d = qB.peekValue()!,
+          u = qB.pop()!;
         if (d > distB[u]!) continue;
         for (let i = ch.dnFirst[u]!; i < ch.dnFirst[u + 1]!; i++) {
-          const e = ch.dnEdge[i]!, v = ch.chTail[e]!, nd = d + ch.chW[e]!;
-          if (stB[v] !== ep || nd < distB[v]!) { stB[v] = ep; distB[v] = nd; parB[v] = e; qB.push(v, nd); }
-          if (stF[v] === ep && nd + distF[v]! < best) { best = nd + distF[v]!; meet = v; }
+          const e = ch.dnEdge[i]!,
+            v = ch.chTail[e]!,
+            nd = d + ch.chW[e]!;
+          if (stB[v] !== ep || nd < distB[v]!) {
+            stB[v] = ep;
+            distB[v] = nd;
+            parB[v] = e;
+            qB.push(v, nd);
+          }
+          if (stF[v] === ep && nd + distF[v]! < best) {
+            best = nd + distF[v]!;
+            meet = v;
+          }
         }
       }
     }

@@ -6,7 +6,10 @@ export const STRAIGHT_SPEED_MPS = 4;
 export function straightLine(a: LatLng, b: LatLng) {
   const distance = haversineMeters(a, b);
   return {
-    coordinates: [[a.lng, a.lat], [b.lng, b.lat]] as Array<[number, number]>,
+    coordinates: [
+      [a.lng, a.lat],
+      [b.lng, b.lat],
+    ] as Array<[number, number]>,
     distance_meters: Math.round(distance),
     duration_seconds: Math.max(30, Math.round(distance / STRAIGHT_SPEED_MPS)),
   };

@@ -37,41 +37,67 @@ export class BidiDijkstra {
     for (let u = 0; u < n; u++) {
       for (let i = first[u]!; i < first[u + 1]!; i++) {
         const at = fill[head[i]!]!++;
-        this.rTail[at] = u; this.rW[at] = ms[i]!;
+        this.rTail[at] = u;
+        this.rW[at] = ms[i]!;
       }
     }
-    this.dF = new Float64Array(n); this.dB = new Float64Array(n);
-    this.sF = new Uint32Array(n); this.sB = new Uint32Array(n);
+    this.dF = new Float64Array(n);
+    this.dB = new Float64Array(n);
+    this.sF = new Uint32Array(n);
+    this.sB = new Uint32Array(n);
   }
 
   /** Shortest cost (ms) from the sources to the targets, or Infinity. */
   run(sources: Seed[], targets: Seed[]): number {
     const ep = ++this.ep;
     const { dF, dB, sF, sB, qF, qB, g } = this;
-    qF.clear(); qB.clear();
+    qF.clear();
+    qB.clear();
     this.settled = 0;
-    for (const [v, o] of sources) if (sF[v] !== ep || o < dF[v]!) { sF[v] = ep; dF[v] = o; qF.push(v, o); }
-    for (const [v, o] of targets) if (sB[v] !== ep || o < dB[v]!) { sB[v] = ep; dB[v] = o; qB.push(v, o); }
+    for (const [v, o] of sources)
+      if (sF[v] !== ep || o < dF[v]!) {
+        sF[v] = ep;
+        dF[v] = o;
+        qF.push(v, o);
+      }
+    for (const [v, o] of targets)
+      if (sB[v] !== ep || o < dB[v]!) {
+        sB[v] = ep;
+        dB[v] = o;
+        qB.push(v, o);
+      }
     let best = Infinity;
     for (const [v] of sources) if (sB[v] === ep) best = Math.min(best, dF[v]! + dB[v]!);
     while (qF.length && qB.length) {
       if (qF.peekValue()! + qB.peekValue()! >= best) break;
       if (qF.length <= qB.length) {
-        const d = qF.peekValue()!, u = qF.pop()!;
+        const d = qF.peekValue()!,
+          u = qF.pop()!;
         if (d > dF[u]!) continue;
         this.settled++;
         for (let i = g.first[u]!; i < g.first[u + 1]!; i++) {
-          const v = g.head[i]!, nd = d + g.ms[i]!;
-          if (sF[v] !== ep || nd < dF[v]!) { sF[v] = ep; dF[v] = nd; qF.push(v, nd); }
+          const v = g.head[i]!,
+            nd = d + g.ms[i]!;
+          if (sF[v] !== ep || nd < dF[v]!) {
+            sF[v] = ep;
+            dF[v] = nd;
+            qF.push(v, nd);
+          }
           if (sB[v] === ep && nd + dB[v]! < best) best = nd + dB[v]!;
         }
       } else {
-        const d = qB.peekValue()!, u = qB.pop()!;
+        const d = qB.peekValue()!,
+          u = qB.pop()!;
         if (d > dB[u]!) continue;
         this.settled++;
         for (let i = this.rFirst[u]!; i < this.rFirst[u + 1]!; i++) {
-          const v = this.rTail[i]!, nd = d + this.rW[i]!;
-          if (sB[v] !== ep || nd < dB[v]!) { sB[v] = ep; dB[v] = nd; qB.push(v, nd); }
+          const v = this.rTail[i]!,
+            nd = d + this.rW[i]!;
+          if (sB[v] !== ep || nd < dB[v]!) {
+            sB[v] = ep;
+            dB[v] = nd;
+            qB.push(v, nd);
+          }
           if (sF[v] === ep && nd + dF[v]! < best) best = nd + dF[v]!;
         }
       }

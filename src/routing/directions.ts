@@ -30,7 +30,14 @@ interface LegAnswer {
  * Engine name and version (graph build id / upstream URL), alternatives and locale are part of the key, so a
  * re-import or an engine change never serves stale routes.
  */
-export function routeKey(engine: RoutingEngine, a: LatLng, b: LatLng, coarse: boolean, alternatives: number, locale: string): string {
+export function routeKey(
+  engine: RoutingEngine,
+  a: LatLng,
+  b: LatLng,
+  coarse: boolean,
+  alternatives: number,
+  locale: string,
+): string {
   const f = coarse ? 1e3 : 1e4;
   const cell = `${Math.floor(a.lat * f)},${Math.floor(a.lng * f)}`;
   return `route:${engine.name}:${engine.version ?? ''}:${alternatives}:${locale}:${coarse ? 'c' : 'f'}${cell}:${b.lat.toFixed(6)},${b.lng.toFixed(6)}`;
@@ -95,14 +102,21 @@ export class DirectionsService {
     const job = async () => {
       for (let i = 0; i + 1 < stops.length; i++) await this.leg(stops[i]!, stops[i + 1]!, r, this.d.prefetchTimeoutMs);
     };
-    return this.d.prefetchPool.tryStart(job) ? { queued: true, legs: 1 + r.waypoints.length } : { queued: false, reason: 'prefetch_saturated' };
+    return this.d.prefetchPool.tryStart(job)
+      ? { queued: true, legs: 1 + r.waypoints.length }
+      : { queued: false, reason: 'prefetch_saturated' };
   }
 
   /**
    * One leg: the cached or computed paths, 'unroutable', or undefined when it failed or ran out of budget (the
    * caller degrades). A computation that outlives the budget still lands in the cache, so a retry is a hit.
    */
-  private async leg(a: LatLng, b: LatLng, r: DirectionsRequest, budgetMs?: number): Promise<LegAnswer | 'unroutable' | undefined> {
+  private async leg(
+    a: LatLng,
+    b: LatLng,
+    r: DirectionsRequest,
+    budgetMs?: number,
+  ): Promise<LegAnswer | 'unroutable' | undefined> {
     const alternatives = r.waypoints.length ? 0 : 2;
     const { engine, cache } = this.d;
     const key = routeKey(engine, a, b, r.coarseOrigin, alternatives, r.locale);
@@ -110,7 +124,8 @@ export class DirectionsService {
     if (hit && hit.value.paths.length) return { paths: hit.value.paths, source: hit.tier, engine: hit.value.engine };
     const work = engine.route(a, b, { alternatives, locale: r.locale }).then(
       (res) => {
-        if (res.kind === 'ok' && res.paths.length) cache?.set(key, { engine: engine.name, paths: res.paths } satisfies CachedLeg);
+        if (res.kind === 'ok' && res.paths.length)
+          cache?.set(key, { engine: engine.name, paths: res.paths } satisfies CachedLeg);
         return res;
       },
       (e: unknown) => {
@@ -153,7 +168,12 @@ export class DirectionsService {
         if (res === 'unroutable') throw new AppError('DIRECTIONS_UNROUTABLE');
         if (!res) return { partial: true, ...straightLine(from, to) };
         const p = res.paths[0]!;
-        return { partial: false, coordinates: p.coordinates, distance_meters: p.distance_m, duration_seconds: p.duration_s };
+        return {
+          partial: false,
+          coordinates: p.coordinates,
+          distance_meters: p.distance_m,
+          duration_seconds: p.duration_s,
+        };
       }),
     );
     const partial = legs.some((l) => l.partial);

@@ -26,10 +26,16 @@ export function createRoutingEngine(cfg: RoutingConfig, dataDir: string, log: Lo
   try {
     const t0 = performance.now();
     const e = BuiltinEngine.load(file, { snapMaxMeters: cfg.snap_max_m });
-    log.info('road graph loaded', { nodes: e.graph.meta.nodes, edges: e.graph.meta.edges, ms: Math.round(performance.now() - t0) });
+    log.info('road graph loaded', {
+      nodes: e.graph.meta.nodes,
+      edges: e.graph.meta.edges,
+      ms: Math.round(performance.now() - t0),
+    });
     return e;
   } catch (err) {
-    log.error('road graph unreadable; directions answer the degraded line until it is re-imported', { error: (err as Error).message });
+    log.error('road graph unreadable; directions answer the degraded line until it is re-imported', {
+      error: (err as Error).message,
+    });
     return noGraphEngine;
   }
 }

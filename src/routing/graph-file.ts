@@ -73,7 +73,10 @@ export function readGraphFile(path: string): GraphFileContents {
     buf = Buffer.from(ab);
   }
   const headerLen = buf.readUInt32LE(8);
-  const { meta, sections } = JSON.parse(buf.toString('utf8', 12, 12 + headerLen)) as { meta: Record<string, unknown>; sections: SectionEntry[] };
+  const { meta, sections } = JSON.parse(buf.toString('utf8', 12, 12 + headerLen)) as {
+    meta: Record<string, unknown>;
+    sections: SectionEntry[];
+  };
   const dataStart = pad8(12 + headerLen);
   const out: Sections = {};
   for (const e of sections) {

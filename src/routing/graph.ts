@@ -51,9 +51,33 @@ export interface GraphMeta {
 }
 
 const ARRAYS = [
-  'lat', 'lon', 'first', 'head', 'ms', 'dist', 'way', 'wayCls', 'wayRoundabout', 'wayName', 'segA', 'segB', 'segFirst',
-  'segEdges', 'segTiny', 'cellFirst', 'cellSeg', 'rank', 'chTail', 'chHead', 'chW', 'chA', 'chB', 'upFirst', 'upEdge',
-  'dnFirst', 'dnEdge',
+  'lat',
+  'lon',
+  'first',
+  'head',
+  'ms',
+  'dist',
+  'way',
+  'wayCls',
+  'wayRoundabout',
+  'wayName',
+  'segA',
+  'segB',
+  'segFirst',
+  'segEdges',
+  'segTiny',
+  'cellFirst',
+  'cellSeg',
+  'rank',
+  'chTail',
+  'chHead',
+  'chW',
+  'chA',
+  'chB',
+  'upFirst',
+  'upEdge',
+  'dnFirst',
+  'dnEdge',
 ] as const;
 
 export function saveGraph(path: string, g: RoadGraph): void {
@@ -64,8 +88,10 @@ export function saveGraph(path: string, g: RoadGraph): void {
 
 export function loadGraph(path: string): RoadGraph {
   const { meta, sections } = readGraphFile(path);
-  if ((meta as { version?: number }).version !== 1) throw new Error(`${path}: unsupported road graph version; re-run \`svcmaps import\``);
-  for (const k of ARRAYS) if (!sections[k]) throw new Error(`${path}: section ${k} is missing; re-run \`svcmaps import\``);
+  if ((meta as { version?: number }).version !== 1)
+    throw new Error(`${path}: unsupported road graph version; re-run \`svcmaps import\``);
+  for (const k of ARRAYS)
+    if (!sections[k]) throw new Error(`${path}: section ${k} is missing; re-run \`svcmaps import\``);
   return { meta: meta as unknown as GraphMeta, ...(sections as unknown as Omit<RoadGraph, 'meta'>) };
 }
 

@@ -3,14 +3,30 @@
  * `name:ar` when the map has one (chosen by the caller); other names stay as mapped.
  */
 export type Locale = 'en' | 'ar';
-export type Modifier = 'uturn' | 'sharp right' | 'right' | 'slight right' | 'straight' | 'slight left' | 'left' | 'sharp left';
+export type Modifier =
+  'uturn' | 'sharp right' | 'right' | 'slight right' | 'straight' | 'slight left' | 'left' | 'sharp left';
 
 const MOD_AR: Record<Modifier, string> = {
-  uturn: 'للخلف', 'sharp right': 'بحدة إلى اليمين', right: 'يمينًا', 'slight right': 'قليلًا إلى اليمين',
-  straight: 'مباشرةً', 'slight left': 'قليلًا إلى اليسار', left: 'يسارًا', 'sharp left': 'بحدة إلى اليسار',
+  uturn: 'للخلف',
+  'sharp right': 'بحدة إلى اليمين',
+  right: 'يمينًا',
+  'slight right': 'قليلًا إلى اليمين',
+  straight: 'مباشرةً',
+  'slight left': 'قليلًا إلى اليسار',
+  left: 'يسارًا',
+  'sharp left': 'بحدة إلى اليسار',
 };
 const COMPASS_EN = ['north', 'northeast', 'east', 'southeast', 'south', 'southwest', 'west', 'northwest'];
-const COMPASS_AR = ['الشمال', 'الشمال الشرقي', 'الشرق', 'الجنوب الشرقي', 'الجنوب', 'الجنوب الغربي', 'الغرب', 'الشمال الغربي'];
+const COMPASS_AR = [
+  'الشمال',
+  'الشمال الشرقي',
+  'الشرق',
+  'الجنوب الشرقي',
+  'الجنوب',
+  'الجنوب الغربي',
+  'الغرب',
+  'الشمال الغربي',
+];
 const ORD_EN = ['1st', '2nd', '3rd'];
 const ORD_AR = ['الأول', 'الثاني', 'الثالث', 'الرابع', 'الخامس', 'السادس', 'السابع', 'الثامن', 'التاسع', 'العاشر'];
 

@@ -15,15 +15,21 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
   const pcs = p.pieces;
   const nameOf = (w: number) => streetName(g, w, locale);
   const steps: Array<{ at: number; input: InstructionInput; way: number }> = [];
-  steps.push({ at: 0, way: pcs[0]!.way, input: { type: 'depart', bearing: bearing(pcs[0]!), name: nameOf(pcs[0]!.way) } });
+  steps.push({
+    at: 0,
+    way: pcs[0]!.way,
+    input: { type: 'depart', bearing: bearing(pcs[0]!), name: nameOf(pcs[0]!.way) },
+  });
   let exits = 0;
   let roundaboutStep: (typeof steps)[number] | undefined;
   for (let i = 0; i + 1 < pcs.length; i++) {
-    const a = pcs[i]!, b = pcs[i + 1]!;
+    const a = pcs[i]!,
+      b = pcs[i + 1]!;
     const v = a.node;
     // Fast path: a shape point inside one way with no other way out (most boundaries) has nothing to announce.
     if (a.way === b.way && v >= 0 && g.first[v + 1]! - g.first[v]! <= 2) continue;
-    const rbIn = g.wayRoundabout[a.way] === 1, rbOut = g.wayRoundabout[b.way] === 1;
+    const rbIn = g.wayRoundabout[a.way] === 1,
+      rbOut = g.wayRoundabout[b.way] === 1;
     const angle = turnAngle(bearing(a), bearing(b));
     const opts = options(g, v, a, b);
     if (rbIn || rbOut) {
@@ -40,7 +46,11 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
             roundaboutStep.way = b.way;
           } else {
             // the route started inside the roundabout: just say where to leave it
-            steps.push({ at: i + 1, way: b.way, input: { type: 'turn', modifier: modifierOf(angle), name: nameOf(b.way) } });
+            steps.push({
+              at: i + 1,
+              way: b.way,
+              input: { type: 'turn', modifier: modifierOf(angle), name: nameOf(b.way) },
+            });
           }
           roundaboutStep = undefined;
         }
@@ -49,24 +59,32 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
     }
     const renamed = nameKey(g, a.way) !== nameKey(g, b.way);
     const mod = modifierOf(angle);
-    const inCls = className(g.wayCls[a.way]!), outCls = className(g.wayCls[b.way]!);
+    const inCls = className(g.wayCls[a.way]!),
+      outCls = className(g.wayCls[b.way]!);
     let input: InstructionInput | undefined;
-    if (!renamed && Math.abs(angle) < 20) input = undefined; // straight on along the same road
+    if (!renamed && Math.abs(angle) < 20)
+      input = undefined; // straight on along the same road
     else if (mod === 'uturn') input = { type: 'turn', modifier: 'uturn', name: nameOf(b.way) };
     else if (inCls.endsWith('_link') && (outCls === 'motorway' || outCls === 'trunk') && opts.merging) {
       input = { type: 'merge', modifier: angle < 0 ? 'slight left' : 'slight right', name: nameOf(b.way) };
     } else if (opts.others.length === 1 && Math.abs(angle) < 45 && Math.abs(opts.others[0]!.angle) < 45) {
-      input = { type: 'fork', modifier: angle < opts.others[0]!.angle ? 'slight left' : 'slight right', name: nameOf(b.way) };
+      input = {
+        type: 'fork',
+        modifier: angle < opts.others[0]!.angle ? 'slight left' : 'slight right',
+        name: nameOf(b.way),
+      };
     } else if (Math.abs(angle) >= 45 && (opts.others.length > 0 || renamed)) {
       // a real turn: either there was another way to go, or the road bends onto a new street
-      if (renamed || opts.others.some((o) => Math.abs(o.angle) < Math.abs(angle))) input = { type: 'turn', modifier: mod, name: nameOf(b.way) };
+      if (renamed || opts.others.some((o) => Math.abs(o.angle) < Math.abs(angle)))
+        input = { type: 'turn', modifier: mod, name: nameOf(b.way) };
     } else if (renamed && nameOf(b.way)) {
       input = { type: 'continue', modifier: mod, name: nameOf(b.way) };
     }
     if (input) steps.push({ at: i + 1, way: b.way, input });
   }
   // Cumulative distance/time at each piece boundary, rounded once so the per-step differences sum exactly.
-  const cumD = [0], cumT = [0];
+  const cumD = [0],
+    cumT = [0];
   for (const pc of pcs) {
     cumD.push(cumD[cumD.length - 1]! + pc.distM);
     cumT.push(cumT[cumT.length - 1]! + pc.ms / 1000);
@@ -86,7 +104,14 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
       location: loc,
     };
   });
-  out.push({ type: 'arrive', instruction: instruction({ type: 'arrive', name: '' }, locale), distance_m: 0, duration_s: 0, street_name: nameOf(pcs[pcs.length - 1]!.way), location: pcs[pcs.length - 1]!.to });
+  out.push({
+    type: 'arrive',
+    instruction: instruction({ type: 'arrive', name: '' }, locale),
+    distance_m: 0,
+    duration_s: 0,
+    street_name: nameOf(pcs[pcs.length - 1]!.way),
+    location: pcs[pcs.length - 1]!.to,
+  });
   return out;
 }
 
@@ -101,9 +126,12 @@ const nameKey = (g: RoadGraph, way: number) => (g.meta.names[g.wayName[way]!] ??
 /** Initial bearing of a piece, degrees clockwise from north. */
 export function bearing(p: Piece): number {
   const toRad = Math.PI / 180;
-  const [lng1, lat1] = p.from, [lng2, lat2] = p.to;
+  const [lng1, lat1] = p.from,
+    [lng2, lat2] = p.to;
   const y = Math.sin((lng2 - lng1) * toRad) * Math.cos(lat2 * toRad);
-  const x = Math.cos(lat1 * toRad) * Math.sin(lat2 * toRad) - Math.sin(lat1 * toRad) * Math.cos(lat2 * toRad) * Math.cos((lng2 - lng1) * toRad);
+  const x =
+    Math.cos(lat1 * toRad) * Math.sin(lat2 * toRad) -
+    Math.sin(lat1 * toRad) * Math.cos(lat2 * toRad) * Math.cos((lng2 - lng1) * toRad);
   return (Math.atan2(y, x) / toRad + 360) % 360;
 }
 

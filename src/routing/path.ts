@@ -21,11 +21,13 @@ export interface RoutePath {
   ms: number;
 }
 
-const segEdgeRange = (g: RoadGraph, seg: number, bwd: boolean) => [g.segFirst[2 * seg + (bwd ? 1 : 0)]!, g.segFirst[2 * seg + (bwd ? 2 : 1)]!] as const;
+const segEdgeRange = (g: RoadGraph, seg: number, bwd: boolean) =>
+  [g.segFirst[2 * seg + (bwd ? 1 : 0)]!, g.segFirst[2 * seg + (bwd ? 2 : 1)]!] as const;
 
 /** The edge's tail (edges are stored by tail in CSR, so a binary search over `first` finds it). */
 export function tailOf(g: RoadGraph, e: number): number {
-  let lo = 0, hi = g.first.length - 2;
+  let lo = 0,
+    hi = g.first.length - 2;
   while (lo < hi) {
     const mid = (lo + hi + 1) >>> 1;
     if (g.first[mid]! <= e) lo = mid;
@@ -78,7 +80,14 @@ function partial(g: RoadGraph, s: Snap, node: number, atStart: boolean): Piece {
   if ((fwd ? i1 - i0 : j1 - j0) === 0) throw new Error('snapped segment has no drivable edge');
   const e = g.segEdges[fwd ? i0 : j0]!;
   const frac = fwd === atStart ? 1 - s.t : s.t;
-  return { way: g.way[e]!, distM: frac * g.dist[e]!, ms: frac * g.ms[e]!, from: atStart ? p : nc, to: atStart ? nc : p, node: atStart ? node : -1 };
+  return {
+    way: g.way[e]!,
+    distM: frac * g.dist[e]!,
+    ms: frac * g.ms[e]!,
+    from: atStart ? p : nc,
+    to: atStart ? nc : p,
+    node: atStart ? node : -1,
+  };
 }
 
 /** Assembles a full route from the source seed node, the graph edges between, and the target seed node. */
@@ -102,15 +111,31 @@ export function directPath(g: RoadGraph, from: Snap, to: Snap): RoutePath | unde
   if (i0 === i1) return undefined;
   const e = g.segEdges[i0]!;
   const frac = Math.abs(to.t - from.t);
-  return finishPath([{ way: g.way[e]!, distM: frac * g.dist[e]!, ms: frac * g.ms[e]!, from: [r7(from.lon), r7(from.lat)], to: [r7(to.lon), r7(to.lat)], node: -1 }], []);
+  return finishPath(
+    [
+      {
+        way: g.way[e]!,
+        distM: frac * g.dist[e]!,
+        ms: frac * g.ms[e]!,
+        from: [r7(from.lon), r7(from.lat)],
+        to: [r7(to.lon), r7(to.lat)],
+        node: -1,
+      },
+    ],
+    [],
+  );
 }
 
 function finishPath(all: Piece[], edges: number[]): RoutePath {
   // Zero-length partial pieces (a snap exactly on a node) carry no geometry and would confuse bearings.
   const pieces = all.filter((p) => p.distM > 0.01);
   if (!pieces.length) pieces.push(all[0]!);
-  let distM = 0, ms = 0;
-  for (const p of pieces) { distM += p.distM; ms += p.ms; }
+  let distM = 0,
+    ms = 0;
+  for (const p of pieces) {
+    distM += p.distM;
+    ms += p.ms;
+  }
   return { pieces, edges, distM, ms };
 }
 

@@ -22,7 +22,8 @@ export function snapPoint(g: RoadGraph, lat: number, lon: number, maxMeters: num
   const kx = M_PER_DEG_LON_EQ * Math.cos((lat * Math.PI) / 180);
   const ky = M_PER_DEG_LAT;
   const cellM = cell * Math.min(kx, ky);
-  const r0 = Math.floor((lat - minLat) / cell), c0 = Math.floor((lon - minLon) / cell);
+  const r0 = Math.floor((lat - minLat) / cell),
+    c0 = Math.floor((lon - minLon) / cell);
   const maxRing = Math.ceil(maxMeters / cellM) + 1;
   let best: Snap | undefined, bestTiny: Snap | undefined;
   const seen = new Set<number>();
@@ -53,15 +54,21 @@ export function snapPoint(g: RoadGraph, lat: number, lon: number, maxMeters: num
 
 /** Projection of the point on segment s in a local equirectangular frame (exact enough below a few km). */
 function project(g: RoadGraph, s: number, lat: number, lon: number, kx: number, ky: number): Snap {
-  const a = g.segA[s]!, b = g.segB[s]!;
-  const ax = (g.lon[a]! - lon) * kx, ay = (g.lat[a]! - lat) * ky;
-  const bx = (g.lon[b]! - lon) * kx, by = (g.lat[b]! - lat) * ky;
-  const dx = bx - ax, dy = by - ay;
+  const a = g.segA[s]!,
+    b = g.segB[s]!;
+  const ax = (g.lon[a]! - lon) * kx,
+    ay = (g.lat[a]! - lat) * ky;
+  const bx = (g.lon[b]! - lon) * kx,
+    by = (g.lat[b]! - lat) * ky;
+  const dx = bx - ax,
+    dy = by - ay;
   const len2 = dx * dx + dy * dy;
   const t = len2 > 0 ? Math.min(1, Math.max(0, -(ax * dx + ay * dy) / len2)) : 0;
-  const px = ax + t * dx, py = ay + t * dy;
+  const px = ax + t * dx,
+    py = ay + t * dy;
   return {
-    seg: s, t,
+    seg: s,
+    t,
     lat: g.lat[a]! + t * (g.lat[b]! - g.lat[a]!),
     lon: g.lon[a]! + t * (g.lon[b]! - g.lon[a]!),
     meters: Math.hypot(px, py),

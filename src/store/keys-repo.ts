@@ -34,9 +34,7 @@ export class KeysRepo {
       `INSERT INTO api_keys (id, key_hash, key_prefix, name, plan, role, scopes, per_minute, daily, created_at, expires_at)
        VALUES (@id, @key_hash, @key_prefix, @name, @plan, @role, @scopes, @per_minute, @daily, @created_at, @expires_at)`,
     );
-    this.revokeStmt = db.prepare(
-      'UPDATE api_keys SET active = 0, revoked_at = COALESCE(revoked_at, ?) WHERE id = ?',
-    );
+    this.revokeStmt = db.prepare('UPDATE api_keys SET active = 0, revoked_at = COALESCE(revoked_at, ?) WHERE id = ?');
     this.listStmt = db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
     this.versionStmt = db.prepare('PRAGMA data_version').pluck();
   }

@@ -44,7 +44,10 @@ export class MBTiles {
   private readonly sPutMeta: Database.Statement;
   private readonly putBatch: (rows: TileWrite[], now: number) => void;
 
-  constructor(readonly file: string, opts: { readonly?: boolean } = {}) {
+  constructor(
+    readonly file: string,
+    opts: { readonly?: boolean } = {},
+  ) {
     const ro = opts.readonly ?? false;
     this.db = new Database(file, { readonly: ro, fileMustExist: ro });
     this.db.pragma('busy_timeout = 10000');
@@ -53,7 +56,9 @@ export class MBTiles {
       this.db.pragma('synchronous = NORMAL');
       this.db.exec(SCHEMA);
     }
-    const hasMeta = ro ? Boolean(this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'svc_tile_meta'`).get()) : true;
+    const hasMeta = ro
+      ? Boolean(this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'svc_tile_meta'`).get())
+      : true;
     this.sGet = this.db.prepare(
       hasMeta
         ? `SELECT t.tile_data AS data, m.hash AS hash, m.updated_at AS updatedAt FROM tiles t LEFT JOIN svc_tile_meta m
@@ -68,8 +73,14 @@ export class MBTiles {
            WHERE t.zoom_level = ? AND t.tile_column = ? AND t.tile_row = ?`
         : `SELECT 0 AS updatedAt FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?`,
     );
-    this.sPut = ro ? this.sGet : this.db.prepare('INSERT OR REPLACE INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (?,?,?,?)');
-    this.sPutMeta = ro ? this.sGet : this.db.prepare('INSERT OR REPLACE INTO svc_tile_meta (zoom_level, tile_column, tile_row, hash, updated_at) VALUES (?,?,?,?,?)');
+    this.sPut = ro
+      ? this.sGet
+      : this.db.prepare('INSERT OR REPLACE INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (?,?,?,?)');
+    this.sPutMeta = ro
+      ? this.sGet
+      : this.db.prepare(
+          'INSERT OR REPLACE INTO svc_tile_meta (zoom_level, tile_column, tile_row, hash, updated_at) VALUES (?,?,?,?,?)',
+        );
     this.putBatch = this.db.transaction((rows: TileWrite[], now: number) => {
       for (const r of rows) {
         const row = tmsRow(r.z, r.y);
@@ -80,7 +91,8 @@ export class MBTiles {
   }
 
   get(z: number, x: number, y: number): StoredTile | undefined {
-    const r = this.sGet.get(z, x, tmsRow(z, y)) as { data: Buffer; hash: string | null; updatedAt: number | null } | undefined;
+    const r = this.sGet.get(z, x, tmsRow(z, y)) as
+      { data: Buffer; hash: string | null; updatedAt: number | null } | undefined;
     if (!r) return undefined;
     return { data: r.data, hash: r.hash ?? tileHash(r.data), updatedAt: r.updatedAt ?? 0 };
   }
@@ -97,7 +109,10 @@ export class MBTiles {
   }
 
   metadata(): Record<string, string> {
-    const rows = this.db.prepare('SELECT name, value FROM metadata').all() as Array<{ name: string; value: string | null }>;
+    const rows = this.db.prepare('SELECT name, value FROM metadata').all() as Array<{
+      name: string;
+      value: string | null;
+    }>;
     return Object.fromEntries(rows.map((r) => [r.name, r.value ?? '']));
   }
 
@@ -111,7 +126,9 @@ export class MBTiles {
   /** Tile counts per zoom, for `tiles info` and seed summaries. */
   countsByZoom(): Array<{ z: number; tiles: number; bytes: number }> {
     return this.db
-      .prepare('SELECT zoom_level AS z, COUNT(*) AS tiles, SUM(LENGTH(tile_data)) AS bytes FROM tiles GROUP BY zoom_level ORDER BY zoom_level')
+      .prepare(
+        'SELECT zoom_level AS z, COUNT(*) AS tiles, SUM(LENGTH(tile_data)) AS bytes FROM tiles GROUP BY zoom_level ORDER BY zoom_level',
+      )
       .all() as Array<{ z: number; tiles: number; bytes: number }>;
   }
 

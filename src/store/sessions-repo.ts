@@ -11,7 +11,9 @@ export class SessionsRepo {
     this.latestStmt = db.prepare<[string], { sid: string; rank: number }>(
       'SELECT sid, rank FROM jwt_sessions WHERE sub = ? ORDER BY rank DESC, sid DESC LIMIT 1',
     );
-    this.getStmt = db.prepare<[string, string], { rank: number }>('SELECT rank FROM jwt_sessions WHERE sub = ? AND sid = ?');
+    this.getStmt = db.prepare<[string, string], { rank: number }>(
+      'SELECT rank FROM jwt_sessions WHERE sub = ? AND sid = ?',
+    );
     this.insertStmt = db.prepare('INSERT OR IGNORE INTO jwt_sessions (sub, sid, rank, exp) VALUES (?, ?, ?, ?)');
     this.pruneStmt = db.prepare('DELETE FROM jwt_sessions WHERE exp < ?');
   }

@@ -40,7 +40,9 @@ export class UsageRepo {
       'SELECT misses FROM usage WHERE key_id = ? AND day = ? AND bucket = ?',
     );
     this.dayStmt = db.prepare<[string], UsageRow>('SELECT * FROM usage WHERE day = ? ORDER BY key_id, bucket');
-    this.lastSeenStmt = db.prepare<[], { key_id: string; last_seen: number }>('SELECT key_id, MAX(last_seen) AS last_seen FROM usage GROUP BY key_id');
+    this.lastSeenStmt = db.prepare<[], { key_id: string; last_seen: number }>(
+      'SELECT key_id, MAX(last_seen) AS last_seen FROM usage GROUP BY key_id',
+    );
     this.applyAll = db.transaction((deltas: UsageDelta[]) => {
       for (const d of deltas) this.upsert.run(d.keyId, d.day, d.bucket, d.requests, d.misses, d.lastSeen);
     });

@@ -15,7 +15,14 @@ export interface Ancestor {
  * A degraded stand-in for a tile the origin cannot produce now: the nearest stored ancestor's quadrant, cut and
  * scaled up to the tile's size. Served as `ancestor-z<N>`, never stored, never cached as verified.
  */
-export async function ancestorTile(warm: WarmStore, z: number, x: number, y: number, scale: Scale, format: TileFormat): Promise<Ancestor | undefined> {
+export async function ancestorTile(
+  warm: WarmStore,
+  z: number,
+  x: number,
+  y: number,
+  scale: Scale,
+  format: TileFormat,
+): Promise<Ancestor | undefined> {
   for (let up = 1; up <= Math.min(z, MAX_LEVELS_UP); up++) {
     const az = z - up;
     const ax = x >> up;

@@ -23,10 +23,21 @@ export function createOrigin(config: Config, dataDir: string, places?: PlaceLabe
       // Render threads open the places index themselves for gazetteer labels.
       return t.render_threads > 0 && !places
         ? new RenderOrigin(new RenderPool(t.render_threads, dataDir))
-        : new RenderOrigin(new TileRenderer({ store: RenderStore.inDataDir(dataDir), places: places ?? GazetteerLabels.inDataDir(dataDir) }));
+        : new RenderOrigin(
+            new TileRenderer({
+              store: RenderStore.inDataDir(dataDir),
+              places: places ?? GazetteerLabels.inDataDir(dataDir),
+            }),
+          );
     case 'xyz':
       if (!t.xyz_url) throw new Error('tiles.origin is "xyz" but tiles.xyz_url is empty');
-      return new XyzOrigin({ url: t.xyz_url, userAgent: t.user_agent, timeoutMs: t.timeout_ms, retries: t.retries, concurrency: t.concurrency });
+      return new XyzOrigin({
+        url: t.xyz_url,
+        userAgent: t.user_agent,
+        timeoutMs: t.timeout_ms,
+        retries: t.retries,
+        concurrency: t.concurrency,
+      });
     case 'mbtiles':
       if (!t.mbtiles_path) throw new Error('tiles.origin is "mbtiles" but tiles.mbtiles_path is empty');
       return new MbtilesOrigin(t.mbtiles_path);
@@ -42,11 +53,19 @@ export interface TileStack {
 }
 
 /** Everything behind /tiles and /staticmap, built once by the composition root. */
-export function createTileStack(config: Config, dataDir: string, hot: HotTier, log: Logger, origin?: TileOrigin): TileStack {
+export function createTileStack(
+  config: Config,
+  dataDir: string,
+  hot: HotTier,
+  log: Logger,
+  origin?: TileOrigin,
+): TileStack {
   const t = config.tiles;
   const tiles = new TieredTileService({
     hot,
-    warm: t.store ? new WarmStore(dataDir, 50, (e) => log.warn('tile store write failed', { error: e.message })) : undefined,
+    warm: t.store
+      ? new WarmStore(dataDir, 50, (e) => log.warn('tile store write failed', { error: e.message }))
+      : undefined,
     origin: origin ?? createOrigin(config, dataDir),
     validSince: t.origin === 'render' ? renderDataClock(join(dataDir, RENDER_DB)) : undefined,
     timeoutMs: t.timeout_ms,

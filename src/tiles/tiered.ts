@@ -63,7 +63,11 @@ export class TieredTileService implements TileService {
     const bytes = await transcode(produced.bytes, r.format);
     if (bytes === produced.bytes && produced.hash) this.etags.set(bytes, `"${produced.hash}"`);
     this.o.hot.set(key, bytes);
-    return { bytes, source: produced.from === 'cache' ? 'cache' : r.prefetch ? 'fresh-prefetch' : 'fresh', etag: this.etag(bytes) };
+    return {
+      bytes,
+      source: produced.from === 'cache' ? 'cache' : r.prefetch ? 'fresh-prefetch' : 'fresh',
+      etag: this.etag(bytes),
+    };
   }
 
   private etag(bytes: Buffer): string {
@@ -76,7 +80,8 @@ export class TieredTileService implements TileService {
     const scale = r.scale as Scale;
     const stored = this.o.warm?.get(r.z, r.x, r.y, scale);
     const origin = this.o.origin;
-    if (stored && (!origin || stored.updatedAt >= (this.o.validSince?.() ?? 0))) return { bytes: stored.data, from: 'cache', hash: stored.hash || undefined };
+    if (stored && (!origin || stored.updatedAt >= (this.o.validSince?.() ?? 0)))
+      return { bytes: stored.data, from: 'cache', hash: stored.hash || undefined };
     if (!origin) return undefined;
     const pool = r.prefetch ? this.prefetchPool : this.pool;
     let bytes: Buffer | undefined;
@@ -99,7 +104,10 @@ export class TieredTileService implements TileService {
   private withTimeout<T>(p: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new OriginError('timeout', `no tile within ${this.o.timeoutMs} ms`)), this.o.timeoutMs);
+      timer = setTimeout(
+        () => reject(new OriginError('timeout', `no tile within ${this.o.timeoutMs} ms`)),
+        this.o.timeoutMs,
+      );
     });
     p.catch(() => undefined); // a late failure after the timeout is not an unhandled rejection
     return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
@@ -107,9 +115,16 @@ export class TieredTileService implements TileService {
 
   private async standIn(r: TileRequest, e: unknown): Promise<TileAnswer> {
     const timedOut = e instanceof OriginError && e.kind === 'timeout';
-    if (!(e instanceof OriginError) && !isAppError(e)) this.o.log.error('tile production failed', { error: (e as Error)?.stack ?? String(e) });
-    else this.o.log.warn('tile origin unavailable', { tile: `${r.z}/${r.x}/${r.y}@${r.scale}`, error: (e as Error).message });
-    const a = this.o.warm ? await ancestorTile(this.o.warm, r.z, r.x, r.y, r.scale as Scale, r.format).catch(() => undefined) : undefined;
+    if (!(e instanceof OriginError) && !isAppError(e))
+      this.o.log.error('tile production failed', { error: (e as Error)?.stack ?? String(e) });
+    else
+      this.o.log.warn('tile origin unavailable', {
+        tile: `${r.z}/${r.x}/${r.y}@${r.scale}`,
+        error: (e as Error).message,
+      });
+    const a = this.o.warm
+      ? await ancestorTile(this.o.warm, r.z, r.x, r.y, r.scale as Scale, r.format).catch(() => undefined)
+      : undefined;
     if (a) return { bytes: a.bytes, source: `ancestor-z${a.z}` };
     throw new AppError(timedOut ? 'TILE_ORIGIN_TIMEOUT' : 'TILE_ORIGIN_FAILED');
   }

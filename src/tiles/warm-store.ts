@@ -40,7 +40,11 @@ export class WarmStore {
   private readonly queue = new Map<string, TileWrite & { scale: Scale; at: number }>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(readonly dir: string, private readonly flushMs = 50, private readonly onError: (e: Error) => void = () => {}) {}
+  constructor(
+    readonly dir: string,
+    private readonly flushMs = 50,
+    private readonly onError: (e: Error) => void = () => {},
+  ) {}
 
   file(scale: Scale): MBTiles {
     let f = this.files.get(scale);

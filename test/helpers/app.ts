@@ -20,11 +20,19 @@ export interface TestServer {
 }
 
 /** Starts the real app on port 0 over a fresh temporary data directory (real SQLite, real uWS). */
-export async function startServer(config: Record<string, unknown> = {}, overrides: AppOverrides = {}): Promise<TestServer> {
+export async function startServer(
+  config: Record<string, unknown> = {},
+  overrides: AppOverrides = {},
+): Promise<TestServer> {
   const dataDir = (config.data_dir as string) ?? mkdtempSync(join(tmpdir(), 'svcmaps-test-'));
   // Tests get the empty places engine unless they ask for the real one (startPlacesServer): loading the gazetteer
   // index costs a second per server.
-  const app = createApp(configWith({ port: 0, ...config, data_dir: dataDir }), { log: silentLogger, meterFlushMs: 50, places: emptyPlaces, ...overrides });
+  const app = createApp(configWith({ port: 0, ...config, data_dir: dataDir }), {
+    log: silentLogger,
+    meterFlushMs: 50,
+    places: emptyPlaces,
+    ...overrides,
+  });
   const server = await app.listen();
   const url = server.url;
   return {
@@ -63,7 +71,11 @@ export async function errorCode(res: Response): Promise<string> {
 }
 
 /** A server over a data directory holding the real places index (the embedded gazetteer plus any imports). */
-export async function startPlacesServer(dataDir: string, config: Record<string, unknown> = {}, overrides: AppOverrides = {}): Promise<TestServer> {
+export async function startPlacesServer(
+  dataDir: string,
+  config: Record<string, unknown> = {},
+  overrides: AppOverrides = {},
+): Promise<TestServer> {
   await ensurePlacesDb(dataDir);
   return startServer({ ...config, data_dir: dataDir }, { ...overrides, places: undefined });
 }

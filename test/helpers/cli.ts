@@ -19,13 +19,19 @@ export async function cliWithEnv(env: NodeJS.ProcessEnv, ...args: string[]) {
 
 /** Runs the CLI as a separate process (another writer on the same SQLite files, real signals). */
 export function cliProcess(...args: string[]) {
-  const r = spawnSync(process.execPath, [...CLI, ...args], { encoding: 'utf8', env: { ...process.env, SVCMAPS_DATA: '' } });
+  const r = spawnSync(process.execPath, [...CLI, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, SVCMAPS_DATA: '' },
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
 /** `svcmaps serve --port 0` as a real process, resolved with its URL once it listens; `log()` is its stderr so far. */
 export function serveProcess(args: string[]): Promise<{ proc: ChildProcess; url: string; log: () => string }> {
-  const proc = spawn(process.execPath, [...CLI, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SVCMAPS_DATA: '' } });
+  const proc = spawn(process.execPath, [...CLI, 'serve', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, SVCMAPS_DATA: '' },
+  });
   let err = '';
   proc.stderr!.on('data', (d) => (err += d));
   return new Promise((resolve, reject) => {

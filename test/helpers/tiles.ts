@@ -22,7 +22,10 @@ export class SwitchOrigin implements TileOrigin {
   readonly name = 'switch';
   mode: 'ok' | 'fail' | 'slow' | 'missing' = 'ok';
   calls = 0;
-  constructor(private readonly inner: TileOrigin, private readonly slowMs = 2000) {}
+  constructor(
+    private readonly inner: TileOrigin,
+    private readonly slowMs = 2000,
+  ) {}
 
   async fetch(z: number, x: number, y: number, scale: Scale, signal: AbortSignal): Promise<Buffer | undefined> {
     this.calls++;

@@ -7,14 +7,17 @@ export interface ProgressBar {
   done(message: string): void;
 }
 
-const fmtBytes = (n: number) => (n > 1e9 ? `${(n / 1e9).toFixed(2)} GB` : n > 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${(n / 1e3).toFixed(0)} kB`);
-const fmtTime = (s: number) => (!Number.isFinite(s) ? '--:--' : `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, '0')}`);
+const fmtBytes = (n: number) =>
+  n > 1e9 ? `${(n / 1e9).toFixed(2)} GB` : n > 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${(n / 1e3).toFixed(0)} kB`;
+const fmtTime = (s: number) =>
+  !Number.isFinite(s) ? '--:--' : `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, '0')}`;
 
 export function progressBar(write: (t: string) => void, tty: boolean, unit: 'bytes' | 'items' = 'bytes'): ProgressBar {
   const started = performance.now();
   let lastPrint = 0;
   let lastLine = '';
-  const fmt = (n: number) => (unit === 'bytes' ? fmtBytes(n) : n >= 100 || Number.isInteger(n) ? String(Math.round(n)) : n.toFixed(1));
+  const fmt = (n: number) =>
+    unit === 'bytes' ? fmtBytes(n) : n >= 100 || Number.isInteger(n) ? String(Math.round(n)) : n.toFixed(1);
   return {
     update(stage, done, total) {
       const now = performance.now();

@@ -39,14 +39,25 @@ export function QuotasView({ load, intervalMs }: QuotasViewProps) {
   return (
     <Box flexDirection="column">
       <Text bold>
-        svcmaps quotas — {snap.day} (UTC) — {snap.keys.length} key{snap.keys.length === 1 ? '' : 's'} — every {intervalMs / 1000}s, q to quit
+        svcmaps quotas — {snap.day} (UTC) — {snap.keys.length} key{snap.keys.length === 1 ? '' : 's'} — every{' '}
+        {intervalMs / 1000}s, q to quit
       </Text>
       {rows.map((r, i) => (
-        <Text key={i} bold={i === 0} color={i === 0 ? undefined : colour(snap.keys[i - 1]!.used)} dimColor={i > 0 && snap.keys[i - 1]!.state !== 'active'}>
-          {r.map((c, j) => c.padEnd(widths[j]!)).join('  ').trimEnd()}
+        <Text
+          key={i}
+          bold={i === 0}
+          color={i === 0 ? undefined : colour(snap.keys[i - 1]!.used)}
+          dimColor={i > 0 && snap.keys[i - 1]!.state !== 'active'}
+        >
+          {r
+            .map((c, j) => c.padEnd(widths[j]!))
+            .join('  ')
+            .trimEnd()}
         </Text>
       ))}
-      {snap.keys.length === 0 && <Text dimColor>No API keys yet. Create one with: svcmaps keys create --name NAME</Text>}
+      {snap.keys.length === 0 && (
+        <Text dimColor>No API keys yet. Create one with: svcmaps keys create --name NAME</Text>
+      )}
       {error && <Text color="red">store unreadable: {error}</Text>}
     </Box>
   );

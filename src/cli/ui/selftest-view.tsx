@@ -11,8 +11,20 @@ export interface SelftestViewProps {
   strict?: boolean;
 }
 
-export const MARK: Record<CheckState['status'], string> = { pending: '·', running: '…', pass: '✓', fail: '✗', skip: '–' };
-const COLOUR: Record<CheckState['status'], string | undefined> = { pending: 'gray', running: 'cyan', pass: 'green', fail: 'red', skip: 'yellow' };
+export const MARK: Record<CheckState['status'], string> = {
+  pending: '·',
+  running: '…',
+  pass: '✓',
+  fail: '✗',
+  skip: '–',
+};
+const COLOUR: Record<CheckState['status'], string | undefined> = {
+  pending: 'gray',
+  running: 'cyan',
+  pass: 'green',
+  fail: 'red',
+  skip: 'yellow',
+};
 
 /** One line per check; the same text the non-TTY output prints, so logs and terminals read alike. */
 export function checkLine(s: CheckState, labelWidth = 30): string {
@@ -22,7 +34,11 @@ export function checkLine(s: CheckState, labelWidth = 30): string {
 
 export function verdictLine(r: SelftestReport, strict = false): string {
   const ok = r.verdict === 'pass' && !(strict && r.skipped);
-  const parts = [`${r.passed} passed`, ...(r.failed ? [`${r.failed} failed`] : []), ...(r.skipped ? [`${r.skipped} skipped`] : [])];
+  const parts = [
+    `${r.passed} passed`,
+    ...(r.failed ? [`${r.failed} failed`] : []),
+    ...(r.skipped ? [`${r.skipped} skipped`] : []),
+  ];
   return `${ok ? 'PASS' : 'FAIL'}: ${parts.join(', ')} in ${(r.ms / 1000).toFixed(1)} s${strict && r.skipped ? ' (--strict: skips fail)' : ''}`;
 }
 

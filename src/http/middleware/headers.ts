@@ -12,7 +12,10 @@ const SECURITY_HEADERS: Record<string, string> = {
 const EXPOSED = 'X-Request-ID, X-Tile-Source, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, ETag';
 export const PREFLIGHT_ALLOW_HEADERS = 'X-API-Key, Authorization, Content-Type, X-Request-ID, X-Svc-Prefetch';
 
-const OPEN_CORS: Record<string, string> = Object.freeze({ 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED });
+const OPEN_CORS: Record<string, string> = Object.freeze({
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': EXPOSED,
+});
 
 export const isMapsPath = (path: string): boolean => path === '/maps/v1' || path.startsWith('/maps/v1/');
 

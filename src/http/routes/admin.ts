@@ -6,7 +6,9 @@ import type { Router } from '../router.js';
 
 export function register(router: Router, s: Services): void {
   router.add({
-    method: 'DELETE', pattern: '/admin/keys/:id', surface: 'admin',
+    method: 'DELETE',
+    pattern: '/admin/keys/:id',
+    surface: 'admin',
     handler: (ctx) => {
       const id = ctx.params.id!;
       if (!KEY_ID_RE.test(id)) throw new AppError('KEY_NOT_FOUND');

@@ -7,7 +7,10 @@ import { jsonBody, pickLocale } from '../validate.js';
 export function register(router: Router, s: Services): void {
   router.add(
     {
-      method: 'POST', pattern: '/maps/v1/directions', surface: 'json', bucket: 'gather',
+      method: 'POST',
+      pattern: '/maps/v1/directions',
+      surface: 'json',
+      bucket: 'gather',
       handler: async (ctx) => {
         const r = parseDirections(jsonBody(ctx.req), pickLocale(ctx.req));
         const answer = await s.directions.directions(r);
@@ -16,7 +19,9 @@ export function register(router: Router, s: Services): void {
       },
     },
     {
-      method: 'POST', pattern: '/maps/v1/prefetch-directions', surface: 'json',
+      method: 'POST',
+      pattern: '/maps/v1/prefetch-directions',
+      surface: 'json',
       handler: (ctx) => ok(s.directions.prefetch(parseDirections(jsonBody(ctx.req), pickLocale(ctx.req)))),
     },
   );

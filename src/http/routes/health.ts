@@ -5,7 +5,12 @@ import type { Router } from '../router.js';
 /** Health answers flat JSON (load balancers and probes read `status` directly) and needs no credentials. */
 export function register(router: Router, s: Services): void {
   router.add(
-    { method: 'GET', pattern: '/livez', surface: 'none', handler: () => jsonReply(200, { status: 'ok' }, { 'Cache-Control': 'no-store' }) },
+    {
+      method: 'GET',
+      pattern: '/livez',
+      surface: 'none',
+      handler: () => jsonReply(200, { status: 'ok' }, { 'Cache-Control': 'no-store' }),
+    },
     {
       method: 'GET',
       pattern: '/healthz',

@@ -27,7 +27,10 @@ export function register(router: Router, s: Services): void {
   const f = s.config.features;
   router.add(
     {
-      method: 'GET', pattern: '/maps/v1/autocomplete', surface: 'json', bucket: 'gather',
+      method: 'GET',
+      pattern: '/maps/v1/autocomplete',
+      surface: 'json',
+      bucket: 'gather',
       handler: async (ctx) => {
         const started = performance.now();
         const q = (ctx.req.query.get('q') ?? '').trim().slice(0, MAX_QUERY_CHARS);
@@ -37,18 +40,38 @@ export function register(router: Router, s: Services): void {
         const home = callerCountry(ctx.req, s);
         const given = ctx.req.query.get('country');
         const country = isCountryCode(given) ? given.toLowerCase() : home;
-        const hasBias = Number.isFinite(lat) && Number.isFinite(lng) && !(lat === 0 && lng === 0) && Math.abs(lat!) <= 90 && Math.abs(lng!) <= 180;
+        const hasBias =
+          Number.isFinite(lat) &&
+          Number.isFinite(lng) &&
+          !(lat === 0 && lng === 0) &&
+          Math.abs(lat!) <= 90 &&
+          Math.abs(lng!) <= 180;
         const mw = queryNumber(ctx.req, 'max_wait_ms');
         const maxWaitMs = clamp(Number.isFinite(mw) ? mw! : s.config.places.default_max_wait_ms, 200, 10_000);
         const a = await guarded('AUTOCOMPLETE', f.autocomplete, s.pools.autocomplete, log, () =>
-          s.places.autocomplete({ q, country, maxWaitMs, locale: pickLocale(ctx.req), biasGiven: hasBias, bias: hasBias ? { lat: lat!, lng: lng! } : fallbackCentre(home) }),
+          s.places.autocomplete({
+            q,
+            country,
+            maxWaitMs,
+            locale: pickLocale(ctx.req),
+            biasGiven: hasBias,
+            bias: hasBias ? { lat: lat!, lng: lng! } : fallbackCentre(home),
+          }),
         );
         ctx.miss = a.miss;
-        return ok({ predictions: a.predictions, source: a.source, served_in_ms: Math.round(performance.now() - started), budget_expired: a.budget_expired });
+        return ok({
+          predictions: a.predictions,
+          source: a.source,
+          served_in_ms: Math.round(performance.now() - started),
+          budget_expired: a.budget_expired,
+        });
       },
     },
     {
-      method: 'POST', pattern: '/maps/v1/geocode', surface: 'json', bucket: 'gather',
+      method: 'POST',
+      pattern: '/maps/v1/geocode',
+      surface: 'json',
+      bucket: 'gather',
       handler: async (ctx) => {
         const body = jsonBody(ctx.req);
         const address = body.address;
@@ -65,25 +88,48 @@ export function register(router: Router, s: Services): void {
       },
     },
     {
-      method: 'POST', pattern: '/maps/v1/reverse', surface: 'json', bucket: 'gather',
+      method: 'POST',
+      pattern: '/maps/v1/reverse',
+      surface: 'json',
+      bucket: 'gather',
       handler: async (ctx) => {
         const body = jsonBody(ctx.req);
         const at = { lat: requiredCoord(body, 'lat', 'lat'), lng: requiredCoord(body, 'lng', 'lng') };
-        const r = await guarded('REVERSE', f.reverse, s.pools.reverse, log, () => s.places.reverse(at, pickLocale(ctx.req, body.locale)));
+        const r = await guarded('REVERSE', f.reverse, s.pools.reverse, log, () =>
+          s.places.reverse(at, pickLocale(ctx.req, body.locale)),
+        );
         ctx.miss = r.miss;
-        return ok({ lat: at.lat, lng: at.lng, formatted_address: r.formatted_address, ...(r.place_id ? { place_id: r.place_id } : {}), source: r.source });
+        return ok({
+          lat: at.lat,
+          lng: at.lng,
+          formatted_address: r.formatted_address,
+          ...(r.place_id ? { place_id: r.place_id } : {}),
+          source: r.source,
+        });
       },
     },
-    { method: 'GET', pattern: '/maps/v1/place', surface: 'json', handler: () => { throw new AppError('MISSING_ID'); } },
     {
-      method: 'GET', pattern: '/maps/v1/place/*id', surface: 'json', bucket: 'gather',
+      method: 'GET',
+      pattern: '/maps/v1/place',
+      surface: 'json',
+      handler: () => {
+        throw new AppError('MISSING_ID');
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/maps/v1/place/*id',
+      surface: 'json',
+      bucket: 'gather',
       handler: async (ctx) => {
         const id = parsePlaceId(ctx.params.id ?? '');
         const cacheOnly = ['true', '1'].includes(ctx.req.query.get('cache_only') ?? '');
         const lat = queryNumber(ctx.req, 'lat');
         const lng = queryNumber(ctx.req, 'lng');
         const lookup = {
-          id, cacheOnly, locale: pickLocale(ctx.req),
+          id,
+          cacheOnly,
+          locale: pickLocale(ctx.req),
           hintLat: Number.isFinite(lat) ? lat : undefined,
           hintLng: Number.isFinite(lng) ? lng : undefined,
           hintName: ctx.req.query.get('q') ?? undefined,
@@ -95,11 +141,20 @@ export function register(router: Router, s: Services): void {
       },
     },
     {
-      method: 'GET', pattern: '/maps/v1/place-photos', surface: 'json', bucket: 'gather',
+      method: 'GET',
+      pattern: '/maps/v1/place-photos',
+      surface: 'json',
+      bucket: 'gather',
       handler: async (ctx) => {
         const lat = queryNumber(ctx.req, 'lat');
         const lng = queryNumber(ctx.req, 'lng');
-        if (!Number.isFinite(lat) || !Number.isFinite(lng) || Math.abs(lat!) > 90 || Math.abs(lng!) > 180 || (lat === 0 && lng === 0)) {
+        if (
+          !Number.isFinite(lat) ||
+          !Number.isFinite(lng) ||
+          Math.abs(lat!) > 90 ||
+          Math.abs(lng!) > 180 ||
+          (lat === 0 && lng === 0)
+        ) {
           throw new AppError('MISSING_COORDS');
         }
         return ok(await s.places.photos({ lat: lat!, lng: lng! }));
@@ -107,7 +162,11 @@ export function register(router: Router, s: Services): void {
     },
     {
       // Operator photo files (<data>/photos/<place id>/<file>): tile-family auth so <img> tags can carry ?t=.
-      method: 'GET', pattern: '/maps/v1/place-photo-files/:id/:file', surface: 'tile', tileFamily: true, binary: true,
+      method: 'GET',
+      pattern: '/maps/v1/place-photo-files/:id/:file',
+      surface: 'tile',
+      tileFamily: true,
+      binary: true,
       handler: (ctx) => {
         const path = s.photos.file(ctx.params.id!, ctx.params.file!);
         if (!path) throw new AppError('NOT_FOUND');

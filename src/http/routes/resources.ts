@@ -13,7 +13,11 @@ export function register(router: Router, s: Services): void {
   const base = s.config.public_url;
   router.add(
     {
-      method: 'GET', pattern: '/maps/v1/style/:name', surface: 'tile', tileFamily: true, binary: true,
+      method: 'GET',
+      pattern: '/maps/v1/style/:name',
+      surface: 'tile',
+      tileFamily: true,
+      binary: true,
       handler: (ctx) => {
         const name = parseStyleName(ctx.params.name!);
         const token = parseEmbedToken(ctx.req.query.get('token'));
@@ -24,24 +28,40 @@ export function register(router: Router, s: Services): void {
       },
     },
     {
-      method: 'GET', pattern: '/maps/v1/glyphs/*path', surface: 'tile', tileFamily: true, binary: true,
+      method: 'GET',
+      pattern: '/maps/v1/glyphs/*path',
+      surface: 'tile',
+      tileFamily: true,
+      binary: true,
       handler: (ctx) => {
         const path = ctx.params.path!;
         const cut = path.lastIndexOf('/');
         // Everything before the last segment is the fontstack; a slash inside it is rejected by the store (400).
         const g = cut < 0 ? s.glyphs.get('', path) : s.glyphs.get(path.slice(0, cut), path.slice(cut + 1));
-        return withEtag(ctx.req, {
-          status: 200,
-          headers: { 'Content-Type': 'application/x-protobuf', 'Cache-Control': GLYPH_CACHE },
-          body: g.bytes,
-        }, g.etag);
+        return withEtag(
+          ctx.req,
+          {
+            status: 200,
+            headers: { 'Content-Type': 'application/x-protobuf', 'Cache-Control': GLYPH_CACHE },
+            body: g.bytes,
+          },
+          g.etag,
+        );
       },
     },
     {
-      method: 'GET', pattern: '/maps/v1/sprites/*name', surface: 'tile', tileFamily: true, binary: true,
+      method: 'GET',
+      pattern: '/maps/v1/sprites/*name',
+      surface: 'tile',
+      tileFamily: true,
+      binary: true,
       handler: (ctx) => {
         const sp = sprite(ctx.params.name!);
-        return withEtag(ctx.req, { status: 200, headers: { 'Content-Type': sp.type, 'Cache-Control': SPRITE_CACHE }, body: sp.body }, sp.etag);
+        return withEtag(
+          ctx.req,
+          { status: 200, headers: { 'Content-Type': sp.type, 'Cache-Control': SPRITE_CACHE }, body: sp.body },
+          sp.etag,
+        );
       },
     },
   );

@@ -5,13 +5,25 @@ import type { Router } from '../router.js';
 /** Credentialed like the JSON endpoints (no tile tokens), billed to the `tiles` bucket, bare 400/502 errors. */
 export function register(router: Router, s: Services): void {
   router.add({
-    method: 'GET', pattern: '/maps/v1/staticmap', surface: 'json', bucket: 'tiles', binary: true,
+    method: 'GET',
+    pattern: '/maps/v1/staticmap',
+    surface: 'json',
+    bucket: 'tiles',
+    binary: true,
     handler: async (ctx) => {
       const q = ctx.req.query;
       const path = parseStaticPath(q.get('path'));
-      const png = await s.staticMaps.render(path, clampSize(q.get('w'), STATIC_DEFAULT_W), clampSize(q.get('h'), STATIC_DEFAULT_H));
+      const png = await s.staticMaps.render(
+        path,
+        clampSize(q.get('w'), STATIC_DEFAULT_W),
+        clampSize(q.get('h'), STATIC_DEFAULT_H),
+      );
       ctx.miss = true;
-      return { status: 200, headers: { 'Content-Type': 'image/png', 'Cache-Control': 'public, max-age=86400' }, body: png };
+      return {
+        status: 200,
+        headers: { 'Content-Type': 'image/png', 'Cache-Control': 'public, max-age=86400' },
+        body: png,
+      };
     },
   });
 }

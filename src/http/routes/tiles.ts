@@ -11,7 +11,11 @@ const DEGRADED_CACHE = 'no-store';
 export function register(router: Router, s: Services): void {
   router.add(
     {
-      method: 'GET', pattern: '/maps/v1/tiles/:z/:x/:y', surface: 'tile', tileFamily: true, binary: true,
+      method: 'GET',
+      pattern: '/maps/v1/tiles/:z/:x/:y',
+      surface: 'tile',
+      tileFamily: true,
+      binary: true,
       handler: async (ctx) => {
         const prefetch = ctx.req.headers['x-svc-prefetch'] !== undefined;
         const t = parseTilePath(ctx.params.z!, ctx.params.x!, ctx.params.y!, prefetch);
@@ -22,16 +26,29 @@ export function register(router: Router, s: Services): void {
         const type = sniffImageType(answer.bytes);
         if (!type) throw new AppError('RENDER_FAILED', 'origin returned a non-image body');
         ctx.miss = answer.source.startsWith('fresh');
-        return withEtag(ctx.req, {
-          status: 200,
-          headers: { 'Content-Type': type, 'X-Tile-Source': answer.source, 'Cache-Control': degraded ? DEGRADED_CACHE : VERIFIED_CACHE },
-          body: answer.bytes,
-        }, answer.etag);
+        return withEtag(
+          ctx.req,
+          {
+            status: 200,
+            headers: {
+              'Content-Type': type,
+              'X-Tile-Source': answer.source,
+              'Cache-Control': degraded ? DEGRADED_CACHE : VERIFIED_CACHE,
+            },
+            body: answer.bytes,
+          },
+          answer.etag,
+        );
       },
     },
     {
-      method: 'GET', pattern: '/maps/v1/vector/*rest', surface: 'tile', tileFamily: true,
-      handler: () => { throw new AppError('VECTOR_TILES_NOT_SUPPORTED'); },
+      method: 'GET',
+      pattern: '/maps/v1/vector/*rest',
+      surface: 'tile',
+      tileFamily: true,
+      handler: () => {
+        throw new AppError('VECTOR_TILES_NOT_SUPPORTED');
+      },
     },
   );
 }

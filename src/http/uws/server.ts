@@ -41,13 +41,17 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
   }
   // One sweep timer for every in-flight request's deadline instead of a timer per request (a hot-path saving).
   const deadlines = new Set<{ at: number; fire: () => void }>();
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const d of deadlines) if (d.at <= now) {
-      deadlines.delete(d);
-      d.fire();
-    }
-  }, Math.max(10, Math.min(250, handler.requestTimeoutMs / 4)));
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const d of deadlines)
+        if (d.at <= now) {
+          deadlines.delete(d);
+          d.fire();
+        }
+    },
+    Math.max(10, Math.min(250, handler.requestTimeoutMs / 4)),
+  );
   sweep.unref();
   const app = opts.tls ? uWS.SSLApp({ cert_file_name: opts.tls.cert, key_file_name: opts.tls.key }) : uWS.App();
 
@@ -89,8 +93,7 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
     // The whole-request timeout covers reading the body too, so a slow-loris upload cannot hold a slot forever.
     const timer = { at: Date.now() + handler.requestTimeoutMs, fire: () => send(handler.fail(req, 'REQUEST_TIMEOUT')) };
     deadlines.add(timer);
-    const dispatch = () =>
-      handler.handle(req).then(send, () => send(handler.fail(req, 'INTERNAL_ERROR')));
+    const dispatch = () => handler.handle(req).then(send, () => send(handler.fail(req, 'INTERNAL_ERROR')));
 
     if (!BODY_METHODS.has(method)) return void dispatch();
     const declared = Number(headers['content-length'] ?? 0);

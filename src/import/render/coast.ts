@@ -25,7 +25,10 @@ export function coastLand(chains: Chain[], box: Box): Float64Array[] {
     return { t: 3 + (y1 - y) / h, x: x0, y };
   };
   const corners = [
-    { t: 1, x: x1, y: y0 }, { t: 2, x: x1, y: y1 }, { t: 3, x: x0, y: y1 }, { t: 4, x: x0, y: y0 },
+    { t: 1, x: x1, y: y0 },
+    { t: 2, x: x1, y: y1 },
+    { t: 3, x: x0, y: y1 },
+    { t: 4, x: x0, y: y0 },
   ];
   const ends = open.map((c) => {
     const n = c.coords.length;
@@ -47,7 +50,9 @@ export function coastLand(chains: Chain[], box: Box): Float64Array[] {
         const d = (e.end.t - o.start.t + 4) % 4;
         if ((j === i || !used.has(j)) && d < bestD) [best, bestD] = [j, d];
       });
-      const passed = corners.flatMap((c) => [{ ...c, t: c.t - 4 }, { ...c }, { ...c, t: c.t + 4 }]).filter((c) => c.t < e.end.t && c.t > e.end.t - bestD);
+      const passed = corners
+        .flatMap((c) => [{ ...c, t: c.t - 4 }, { ...c }, { ...c, t: c.t + 4 }])
+        .filter((c) => c.t < e.end.t && c.t > e.end.t - bestD);
       for (const c of passed.sort((a, b) => b.t - a.t)) pts.push(c.x, c.y);
       if (best === i || best < 0) break;
       cur = best;

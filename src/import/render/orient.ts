@@ -12,7 +12,10 @@ function signedArea(r: Float64Array): number {
 function contains(r: Float64Array, x: number, y: number): boolean {
   let c = false;
   for (let i = 0, j = r.length - 2; i < r.length; j = i, i += 2) {
-    const xi = r[i]!, yi = r[i + 1]!, xj = r[j]!, yj = r[j + 1]!;
+    const xi = r[i]!,
+      yi = r[i + 1]!,
+      xj = r[j]!,
+      yj = r[j + 1]!;
     if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) c = !c;
   }
   return c;

@@ -8,10 +8,28 @@ import { orientRings } from './orient.js';
 import { joinWays, type WayLine } from './rings.js';
 
 type Tags = Record<string, string>;
-interface OsmNode { type: 'node'; id: number; lat: number; lon: number; tags?: Tags }
-interface OsmWay { type: 'way'; id: number; refs: number[]; tags?: Tags }
-interface OsmRelation { type: 'relation'; id: number; members: Array<{ type: string; ref: number; role: string }>; tags?: Tags }
-interface OsmHeader { bbox?: { left: number; right: number; top: number; bottom: number } }
+interface OsmNode {
+  type: 'node';
+  id: number;
+  lat: number;
+  lon: number;
+  tags?: Tags;
+}
+interface OsmWay {
+  type: 'way';
+  id: number;
+  refs: number[];
+  tags?: Tags;
+}
+interface OsmRelation {
+  type: 'relation';
+  id: number;
+  members: Array<{ type: string; ref: number; role: string }>;
+  tags?: Tags;
+}
+interface OsmHeader {
+  bbox?: { left: number; right: number; top: number; bottom: number };
+}
 
 export interface ReadResult {
   /** The extract's box (header bbox, else the extent of its nodes), normalised. */
@@ -128,7 +146,12 @@ export async function readOsm(
         const c = classifyArea(t);
         if (!c) continue;
         const members = item.members.filter((m) => m.type === 'way' && ways.has(m.ref));
-        const rings = joinWays(members.map((m) => ways.get(m.ref)!), false).filter((ch) => ch.closed).map((ch) => ch.coords);
+        const rings = joinWays(
+          members.map((m) => ways.get(m.ref)!),
+          false,
+        )
+          .filter((ch) => ch.closed)
+          .map((ch) => ch.coords);
         if (!rings.length) continue;
         feature(c, t, rings);
         areaPoi(t, rings);

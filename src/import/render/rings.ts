@@ -41,8 +41,8 @@ export function joinWays(ways: WayLine[], keepDirection: boolean): Chain[] {
     for (const i of byEnd.get(id) ?? []) {
       if (used[i]) continue;
       const w = ways[i]!;
-      if ((wantFirst ? w.first : w.last) === id) return (used[i] = 1), w;
-      if (!keepDirection && (wantFirst ? w.last : w.first) === id) return (used[i] = 1), reversed(w);
+      if ((wantFirst ? w.first : w.last) === id) return ((used[i] = 1), w);
+      if (!keepDirection && (wantFirst ? w.last : w.first) === id) return ((used[i] = 1), reversed(w));
     }
     return undefined;
   };
@@ -51,8 +51,10 @@ export function joinWays(ways: WayLine[], keepDirection: boolean): Chain[] {
     if (used[i]) continue;
     used[i] = 1;
     let cur: WayLine = ways[i]!;
-    for (let next; cur.first !== cur.last && (next = take(cur.last, true)); ) cur = { first: cur.first, last: next.last, coords: concat(cur.coords, next.coords) };
-    for (let prev; cur.first !== cur.last && (prev = take(cur.first, false)); ) cur = { first: prev.first, last: cur.last, coords: concat(prev.coords, cur.coords) };
+    for (let next; cur.first !== cur.last && (next = take(cur.last, true));)
+      cur = { first: cur.first, last: next.last, coords: concat(cur.coords, next.coords) };
+    for (let prev; cur.first !== cur.last && (prev = take(cur.first, false));)
+      cur = { first: prev.first, last: cur.last, coords: concat(prev.coords, cur.coords) };
     chains.push({ ...cur, closed: cur.first === cur.last && cur.coords.length >= 8 });
   }
   return chains;

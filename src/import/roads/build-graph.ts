@@ -8,26 +8,43 @@ import { splitRestrictedNodes, type Restriction } from './restrictions.js';
 import { buildSegmentGrid, tinyComponents } from './segments.js';
 
 /** Builds the routable graph (edges, snapping segments, turn restrictions, contraction hierarchy) from OSM roads. */
-export function buildRoadGraph(o: OsmRoads, source: string, log: (stage: string, done?: number, total?: number) => void = () => {}): RoadGraph {
+export function buildRoadGraph(
+  o: OsmRoads,
+  source: string,
+  log: (stage: string, done?: number, total?: number) => void = () => {},
+): RoadGraph {
   const nb = o.nodeIds.length;
   // 1. Segments and base edges, way by way: every consecutive node pair of a way is one segment; it yields one
   //    directed base edge per direction the way's oneway allows.
-  const segA = new GrowU32(), segB = new GrowU32(), segFwd = new GrowI32(), segBwd = new GrowI32();
-  const bTail = new GrowU32(), bHead = new GrowU32(), bWay = new GrowU32(), bDist = new GrowF64(), bMs = new GrowU32();
+  const segA = new GrowU32(),
+    segB = new GrowU32(),
+    segFwd = new GrowI32(),
+    segBwd = new GrowI32();
+  const bTail = new GrowU32(),
+    bHead = new GrowU32(),
+    bWay = new GrowU32(),
+    bDist = new GrowF64(),
+    bMs = new GrowU32();
   const ways = o.wayCls.length;
   for (let w = 0; w < ways; w++) {
     const ow = o.wayOneway[w]!;
     const mps = o.waySpeed[w]! / 3.6;
     for (let i = o.refStart[w]!; i + 1 < o.refStart[w + 1]!; i++) {
-      const a = o.refs[i]!, b = o.refs[i + 1]!;
+      const a = o.refs[i]!,
+        b = o.refs[i + 1]!;
       if (a === b || !o.found[a] || !o.found[b]) continue;
       const d = haversineMeters({ lat: o.lat[a]!, lng: o.lon[a]! }, { lat: o.lat[b]!, lng: o.lon[b]! });
       const ms = Math.max(1, Math.round((d / mps) * 1000));
       const add = (t: number, h: number) => {
-        bTail.push(t); bHead.push(h); bWay.push(w); bDist.push(d); bMs.push(ms);
+        bTail.push(t);
+        bHead.push(h);
+        bWay.push(w);
+        bDist.push(d);
+        bMs.push(ms);
         return bTail.length - 1;
       };
-      segA.push(a); segB.push(b);
+      segA.push(a);
+      segB.push(b);
       segFwd.push(ow >= 0 ? add(a, b) : -1);
       segBwd.push(ow <= 0 ? add(b, a) : -1);
     }
@@ -36,29 +53,42 @@ export function buildRoadGraph(o: OsmRoads, source: string, log: (stage: string,
   log('restrictions');
   const restrictions = resolveRestrictions(o, base);
   const split = splitRestrictedNodes(nb, base, restrictions);
-  const n = split.nodes, m = split.tail.length;
+  const n = split.nodes,
+    m = split.tail.length;
   // 2. CSR by tail (counting sort); pos[graphEdgeIndexBeforeSort] = index after.
   const first = new Uint32Array(n + 1);
   for (let i = 0; i < m; i++) first[split.tail[i]! + 1]!++;
   for (let u = 0; u < n; u++) first[u + 1]! += first[u]!;
   const fill = first.slice(0, n);
-  const head = new Uint32Array(m), ms = new Uint32Array(m), dist = new Float32Array(m), way = new Uint32Array(m);
+  const head = new Uint32Array(m),
+    ms = new Uint32Array(m),
+    dist = new Float32Array(m),
+    way = new Uint32Array(m);
   const pos = new Uint32Array(m);
   for (let i = 0; i < m; i++) {
     const at = fill[split.tail[i]!]!++;
     const be = split.base[i]!;
     pos[i] = at;
-    head[at] = split.head[i]!; ms[at] = bMs.view()[be]!; dist[at] = bDist.view()[be]!; way[at] = bWay.view()[be]!;
+    head[at] = split.head[i]!;
+    ms[at] = bMs.view()[be]!;
+    dist[at] = bDist.view()[be]!;
+    way[at] = bWay.view()[be]!;
   }
-  const lat = new Float64Array(n), lon = new Float64Array(n);
-  lat.set(o.lat); lon.set(o.lon);
-  split.copyBase.forEach((b, i) => { lat[nb + i] = o.lat[b]!; lon[nb + i] = o.lon[b]!; });
+  const lat = new Float64Array(n),
+    lon = new Float64Array(n);
+  lat.set(o.lat);
+  lon.set(o.lon);
+  split.copyBase.forEach((b, i) => {
+    lat[nb + i] = o.lat[b]!;
+    lon[nb + i] = o.lon[b]!;
+  });
   // 3. Segment -> graph edges, both directions (a split junction has several copies of one physical segment).
   const nbe = bTail.length;
   const beFirst = new Uint32Array(nbe + 1);
   for (let i = 0; i < m; i++) beFirst[split.base[i]! + 1]!++;
   for (let i = 0; i < nbe; i++) beFirst[i + 1]! += beFirst[i]!;
-  const beFill = beFirst.slice(0, nbe), beEdges = new Uint32Array(m);
+  const beFill = beFirst.slice(0, nbe),
+    beEdges = new Uint32Array(m);
   for (let i = 0; i < m; i++) beEdges[beFill[split.base[i]!]!++] = pos[i]!;
   const S = segA.length;
   const segFirst = new Uint32Array(2 * S + 1);
@@ -92,15 +122,25 @@ export function buildRoadGraph(o: OsmRoads, source: string, log: (stage: string,
       stats: { segments: S, restrictions: split.applied, chEdges: ch.chHead.length, chCoreNodes: coreNodes, ways },
     },
     ...g0,
-    wayCls: o.wayCls, wayRoundabout: o.wayRoundabout, wayName: o.wayName,
-    segA: segA.view().slice(), segB: segB.view().slice(), segFirst, segEdges: segEdges.view().slice(), segTiny,
-    cellFirst: grid.cellFirst, cellSeg: grid.cellSeg,
+    wayCls: o.wayCls,
+    wayRoundabout: o.wayRoundabout,
+    wayName: o.wayName,
+    segA: segA.view().slice(),
+    segB: segB.view().slice(),
+    segFirst,
+    segEdges: segEdges.view().slice(),
+    segTiny,
+    cellFirst: grid.cellFirst,
+    cellSeg: grid.cellSeg,
     ...ch,
   };
 }
 
 /** Maps OSM restriction relations to base edges at the via node (both ends of a from-/to-way that touch it). */
-function resolveRestrictions(o: OsmRoads, e: { tail: Uint32Array; head: Uint32Array; way: Uint32Array }): Restriction[] {
+function resolveRestrictions(
+  o: OsmRoads,
+  e: { tail: Uint32Array; head: Uint32Array; way: Uint32Array },
+): Restriction[] {
   const out: Restriction[] = [];
   const byWay = new Map<number, number[]>();
   for (let i = 0; i < e.tail.length; i++) {
@@ -109,7 +149,8 @@ function resolveRestrictions(o: OsmRoads, e: { tail: Uint32Array; head: Uint32Ar
     l.push(i);
   }
   for (const r of o.restrictions) {
-    const fw = o.wayIndexByOsmId.get(r.fromWay), tw = o.wayIndexByOsmId.get(r.toWay);
+    const fw = o.wayIndexByOsmId.get(r.fromWay),
+      tw = o.wayIndexByOsmId.get(r.toWay);
     if (fw === undefined || tw === undefined) continue;
     const via = bsearch(o.nodeIds, r.viaNode);
     if (via < 0) continue;
@@ -121,7 +162,8 @@ function resolveRestrictions(o: OsmRoads, e: { tail: Uint32Array; head: Uint32Ar
 }
 
 function bsearch(a: Float64Array, x: number): number {
-  let lo = 0, hi = a.length - 1;
+  let lo = 0,
+    hi = a.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
     if (a[mid]! < x) lo = mid + 1;

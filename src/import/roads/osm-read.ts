@@ -41,9 +41,22 @@ export interface RawRestriction {
   only: boolean;
 }
 
-type Item = { type: string; id: number; tags?: Record<string, string>; refs?: number[]; lat?: number; lon?: number; members?: Array<{ type: string; ref: number; role: string }> };
+type Item = {
+  type: string;
+  id: number;
+  tags?: Record<string, string>;
+  refs?: number[];
+  lat?: number;
+  lon?: number;
+  members?: Array<{ type: string; ref: number; role: string }>;
+};
 
-async function* items(file: string, opts: ConstructorParameters<typeof OSMTransform>[0], onBytes: (n: number) => void, signal: AbortSignal) {
+async function* items(
+  file: string,
+  opts: ConstructorParameters<typeof OSMTransform>[0],
+  onBytes: (n: number) => void,
+  signal: AbortSignal,
+) {
   const input = createReadStream(file, { highWaterMark: 1 << 20 });
   input.on('data', (c) => onBytes(c.length));
   const stream = input.pipe(new OSMTransform(opts));
@@ -56,7 +69,10 @@ async function* items(file: string, opts: ConstructorParameters<typeof OSMTransf
   }
 }
 
-export async function readOsmRoads(file: string, opts: { ferries: boolean; progress: (stage: string, done: number, total: number) => void; signal: AbortSignal }): Promise<OsmRoads> {
+export async function readOsmRoads(
+  file: string,
+  opts: { ferries: boolean; progress: (stage: string, done: number, total: number) => void; signal: AbortSignal },
+): Promise<OsmRoads> {
   const total = statSync(file).size;
   let read = 0;
   const bytes = (stage: string) => (n: number) => opts.progress(stage, (read += n), total);
@@ -64,7 +80,11 @@ export async function readOsmRoads(file: string, opts: { ferries: boolean; progr
   const rawRefs = new GrowF64();
   const refStart = new GrowU32();
   refStart.push(0);
-  const cls = new GrowU8(), ow = new GrowI32(), spd = new GrowF64(), rb = new GrowU8(), nm = new GrowU32();
+  const cls = new GrowU8(),
+    ow = new GrowI32(),
+    spd = new GrowF64(),
+    rb = new GrowU8(),
+    nm = new GrowU32();
   const names: OsmRoads['names'] = [];
   const nameIdx = new Map<string, number>();
   const wayIndexByOsmId = new Map<number, number>();
@@ -79,8 +99,16 @@ export async function readOsmRoads(file: string, opts: { ferries: boolean; progr
       wayIndexByOsmId.set(it.id, cls.length);
       for (const r of it.refs) rawRefs.push(r);
       refStart.push(rawRefs.length);
-      cls.push(p.cls); ow.push(p.oneway); spd.push(p.speedKmh); rb.push(p.roundabout ? 1 : 0);
-      const tuple: [string, string, string, string] = [t.name ?? '', t['name:ar'] ?? '', t['name:en'] ?? '', t.ref ?? ''];
+      cls.push(p.cls);
+      ow.push(p.oneway);
+      spd.push(p.speedKmh);
+      rb.push(p.roundabout ? 1 : 0);
+      const tuple: [string, string, string, string] = [
+        t.name ?? '',
+        t['name:ar'] ?? '',
+        t['name:en'] ?? '',
+        t.ref ?? '',
+      ];
       const key = tuple.join('\u0000');
       let ni = nameIdx.get(key);
       if (ni === undefined) nameIdx.set(key, (ni = names.push(tuple) - 1));
@@ -99,7 +127,9 @@ export async function readOsmRoads(file: string, opts: { ferries: boolean; progr
   const rv = rawRefs.view();
   for (let i = 0; i < rv.length; i++) refsIdx[i] = bsearch(nodeIds, rv[i]!);
   // Pass 2: coordinates of the needed nodes only.
-  const lat = new Float64Array(u), lon = new Float64Array(u), found = new Uint8Array(u);
+  const lat = new Float64Array(u),
+    lon = new Float64Array(u),
+    found = new Uint8Array(u);
   read = 0;
   const pass2 = { withTags: false, withInfo: false };
   for await (const it of items(file, pass2, bytes('nodes'), opts.signal)) {
@@ -107,18 +137,33 @@ export async function readOsmRoads(file: string, opts: { ferries: boolean; progr
     const i = bsearch(nodeIds, it.id);
     if (i >= 0) {
       // OSM stores 1e-7 degree fixed point; rounding undoes the parser's float noise (and keeps JSON short)
-      lat[i] = Math.round(it.lat! * 1e7) / 1e7; lon[i] = Math.round(it.lon! * 1e7) / 1e7; found[i] = 1;
+      lat[i] = Math.round(it.lat! * 1e7) / 1e7;
+      lon[i] = Math.round(it.lon! * 1e7) / 1e7;
+      found[i] = 1;
     }
   }
   return {
-    nodeIds, lat, lon, found, refStart: refStart.view().slice(), refs: refsIdx,
-    wayCls: cls.view().slice(), wayOneway: ow.view().slice(), waySpeed: spd.view().slice(), wayRoundabout: rb.view().slice(),
-    wayName: nm.view().slice(), names, wayIndexByOsmId, restrictions, skipped,
+    nodeIds,
+    lat,
+    lon,
+    found,
+    refStart: refStart.view().slice(),
+    refs: refsIdx,
+    wayCls: cls.view().slice(),
+    wayOneway: ow.view().slice(),
+    waySpeed: spd.view().slice(),
+    wayRoundabout: rb.view().slice(),
+    wayName: nm.view().slice(),
+    names,
+    wayIndexByOsmId,
+    restrictions,
+    skipped,
   };
 }
 
 function bsearch(a: Float64Array, x: number): number {
-  let lo = 0, hi = a.length - 1;
+  let lo = 0,
+    hi = a.length - 1;
   while (lo <= hi) {
     const m = (lo + hi) >>> 1;
     const v = a[m]!;

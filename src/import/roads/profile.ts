@@ -5,15 +5,39 @@
 
 /** Highway classes a car may drive on, with a default speed (km/h). The index is the stored class code. */
 export const HIGHWAY_CLASSES: ReadonlyArray<readonly [string, number]> = [
-  ['motorway', 90], ['motorway_link', 45], ['trunk', 85], ['trunk_link', 40], ['primary', 65], ['primary_link', 30],
-  ['secondary', 55], ['secondary_link', 25], ['tertiary', 40], ['tertiary_link', 20], ['unclassified', 25],
-  ['residential', 25], ['living_street', 10], ['service', 15], ['road', 20], ['motorway_junction', 45], ['ferry', 8],
+  ['motorway', 90],
+  ['motorway_link', 45],
+  ['trunk', 85],
+  ['trunk_link', 40],
+  ['primary', 65],
+  ['primary_link', 30],
+  ['secondary', 55],
+  ['secondary_link', 25],
+  ['tertiary', 40],
+  ['tertiary_link', 20],
+  ['unclassified', 25],
+  ['residential', 25],
+  ['living_street', 10],
+  ['service', 15],
+  ['road', 20],
+  ['motorway_junction', 45],
+  ['ferry', 8],
 ];
 const CLASS_INDEX = new Map(HIGHWAY_CLASSES.map(([c], i) => [c, i]));
 export const classCode = (highway: string): number => CLASS_INDEX.get(highway) ?? -1;
 export const className = (code: number): string => HIGHWAY_CLASSES[code]?.[0] ?? 'road';
 
-const DENIED = new Set(['no', 'private', 'agricultural', 'forestry', 'delivery', 'emergency', 'psv', 'bus', 'military']);
+const DENIED = new Set([
+  'no',
+  'private',
+  'agricultural',
+  'forestry',
+  'delivery',
+  'emergency',
+  'psv',
+  'bus',
+  'military',
+]);
 /** `destination`, `customers`, `permissive`, `yes`, `designated` all let a car through (destination traffic allowed). */
 const NO_SERVICE = new Set(['parking_aisle', 'driveway', 'emergency_access']);
 
@@ -86,8 +110,25 @@ export function carProfile(t: Record<string, string>, opts: { ferries?: boolean 
 
 /** Tag keys the importer asks the PBF parser for (everything else is dropped while decoding). */
 export const WAY_TAG_KEYS = [
-  'highway', 'route', 'area', 'access', 'vehicle', 'motor_vehicle', 'motorcar', 'service', 'impassable', 'status',
-  'junction', 'maxspeed', 'maxspeed:forward', 'oneway', 'oneway:motorcar', 'oneway:motor_vehicle',
-  'name', 'name:ar', 'name:en', 'ref',
+  'highway',
+  'route',
+  'area',
+  'access',
+  'vehicle',
+  'motor_vehicle',
+  'motorcar',
+  'service',
+  'impassable',
+  'status',
+  'junction',
+  'maxspeed',
+  'maxspeed:forward',
+  'oneway',
+  'oneway:motorcar',
+  'oneway:motor_vehicle',
+  'name',
+  'name:ar',
+  'name:en',
+  'ref',
 ];
 export const RELATION_TAG_KEYS = ['type', 'restriction', 'restriction:motorcar', 'except'];

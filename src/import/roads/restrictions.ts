@@ -71,24 +71,33 @@ export function splitRestrictedNodes(baseNodes: number, e: BaseEdges, restrictio
     }
     return true;
   };
-  const tail: number[] = [], head: number[] = [], base: number[] = [];
+  const tail: number[] = [],
+    head: number[] = [],
+    base: number[] = [];
   for (let i = 0; i < m; i++) {
     const a = e.tail[i]!;
     const h = copyOfIn.get(i) ?? e.head[i]!;
     const rs = byVia.get(a);
     const ins = rs ? incoming.get(a) : undefined;
     if (!rs || !ins) {
-      tail.push(a); head.push(h); base.push(i);
+      tail.push(a);
+      head.push(h);
+      base.push(i);
       continue;
     }
     for (const inEdge of ins) {
       if (!allowed(inEdge, i, rs)) continue;
-      tail.push(copyOfIn.get(inEdge)!); head.push(h); base.push(i);
+      tail.push(copyOfIn.get(inEdge)!);
+      head.push(h);
+      base.push(i);
     }
   }
   return {
-    nodes: next, copyBase,
-    tail: Uint32Array.from(tail), head: Uint32Array.from(head), base: Uint32Array.from(base),
+    nodes: next,
+    copyBase,
+    tail: Uint32Array.from(tail),
+    head: Uint32Array.from(head),
+    base: Uint32Array.from(base),
     applied: [...byVia.values()].reduce((s, l) => s + l.length, 0),
   };
 }

@@ -8,32 +8,59 @@
 export const TINY_COMPONENT_NODES = 200;
 
 /** Flags segments with an end node in a tiny strongly connected component (iterative Tarjan over the graph). */
-export function tinyComponents(n: number, first: Uint32Array, head: Uint32Array, a: Uint32Array, b: Uint32Array): Uint8Array {
-  const index = new Int32Array(n).fill(-1), low = new Int32Array(n), comp = new Int32Array(n).fill(-1);
-  const onStack = new Uint8Array(n), stack: number[] = [], sizes: number[] = [];
-  const callV: number[] = [], callI: number[] = [];
+export function tinyComponents(
+  n: number,
+  first: Uint32Array,
+  head: Uint32Array,
+  a: Uint32Array,
+  b: Uint32Array,
+): Uint8Array {
+  const index = new Int32Array(n).fill(-1),
+    low = new Int32Array(n),
+    comp = new Int32Array(n).fill(-1);
+  const onStack = new Uint8Array(n),
+    stack: number[] = [],
+    sizes: number[] = [];
+  const callV: number[] = [],
+    callI: number[] = [];
   let next = 0;
   for (let root = 0; root < n; root++) {
     if (index[root] !== -1) continue;
-    callV.push(root); callI.push(first[root]!);
-    index[root] = low[root] = next++; stack.push(root); onStack[root] = 1;
+    callV.push(root);
+    callI.push(first[root]!);
+    index[root] = low[root] = next++;
+    stack.push(root);
+    onStack[root] = 1;
     while (callV.length) {
-      const v = callV[callV.length - 1]!, i = callI[callI.length - 1]!;
+      const v = callV[callV.length - 1]!,
+        i = callI[callI.length - 1]!;
       if (i < first[v + 1]!) {
         callI[callI.length - 1] = i + 1;
         const w = head[i]!;
         if (index[w] === -1) {
-          index[w] = low[w] = next++; stack.push(w); onStack[w] = 1;
-          callV.push(w); callI.push(first[w]!);
+          index[w] = low[w] = next++;
+          stack.push(w);
+          onStack[w] = 1;
+          callV.push(w);
+          callI.push(first[w]!);
         } else if (onStack[w]) low[v] = Math.min(low[v]!, index[w]!);
         continue;
       }
-      callV.pop(); callI.pop();
-      if (callV.length) { const u = callV[callV.length - 1]!; low[u] = Math.min(low[u]!, low[v]!); }
+      callV.pop();
+      callI.pop();
+      if (callV.length) {
+        const u = callV[callV.length - 1]!;
+        low[u] = Math.min(low[u]!, low[v]!);
+      }
       if (low[v] === index[v]) {
         const c = sizes.push(0) - 1;
         let w: number;
-        do { w = stack.pop()!; onStack[w] = 0; comp[w] = c; sizes[c]!++; } while (w !== v);
+        do {
+          w = stack.pop()!;
+          onStack[w] = 0;
+          comp[w] = c;
+          sizes[c]!++;
+        } while (w !== v);
       }
     }
   }
@@ -60,23 +87,36 @@ export interface SegmentGrid {
  * under ~4 M cells for a large country.
  */
 export function buildSegmentGrid(lat: Float64Array, lon: Float64Array, a: Uint32Array, b: Uint32Array): SegmentGrid {
-  let minLat = Infinity, minLon = Infinity, maxLat = -Infinity, maxLon = -Infinity;
+  let minLat = Infinity,
+    minLon = Infinity,
+    maxLat = -Infinity,
+    maxLon = -Infinity;
   for (let s = 0; s < a.length; s++) {
     for (const v of [a[s]!, b[s]!]) {
-      minLat = Math.min(minLat, lat[v]!); maxLat = Math.max(maxLat, lat[v]!);
-      minLon = Math.min(minLon, lon[v]!); maxLon = Math.max(maxLon, lon[v]!);
+      minLat = Math.min(minLat, lat[v]!);
+      maxLat = Math.max(maxLat, lat[v]!);
+      minLon = Math.min(minLon, lon[v]!);
+      maxLon = Math.max(maxLon, lon[v]!);
     }
   }
-  if (!a.length) { minLat = minLon = 0; maxLat = maxLon = 0; }
+  if (!a.length) {
+    minLat = minLon = 0;
+    maxLat = maxLon = 0;
+  }
   const area = Math.max(1e-6, (maxLat - minLat) * (maxLon - minLon));
   const cell = Math.max(0.002, Math.sqrt(area / 4e6));
   const rows = Math.max(1, Math.ceil((maxLat - minLat) / cell) + 1);
   const cols = Math.max(1, Math.ceil((maxLon - minLon) / cell) + 1);
   const cellFirst = new Uint32Array(rows * cols + 1);
   const each = (s: number, f: (c: number) => void) => {
-    const la = lat[a[s]!]!, lb = lat[b[s]!]!, oa = lon[a[s]!]!, ob = lon[b[s]!]!;
-    const r0 = Math.floor((Math.min(la, lb) - minLat) / cell), r1 = Math.floor((Math.max(la, lb) - minLat) / cell);
-    const c0 = Math.floor((Math.min(oa, ob) - minLon) / cell), c1 = Math.floor((Math.max(oa, ob) - minLon) / cell);
+    const la = lat[a[s]!]!,
+      lb = lat[b[s]!]!,
+      oa = lon[a[s]!]!,
+      ob = lon[b[s]!]!;
+    const r0 = Math.floor((Math.min(la, lb) - minLat) / cell),
+      r1 = Math.floor((Math.max(la, lb) - minLat) / cell);
+    const c0 = Math.floor((Math.min(oa, ob) - minLon) / cell),
+      c1 = Math.floor((Math.max(oa, ob) - minLon) / cell);
     for (let r = r0; r <= r1; r++) for (let c = c0; c <= c1; c++) f(r * cols + c);
   };
   for (let s = 0; s < a.length; s++) each(s, (c) => cellFirst[c + 1]!++);

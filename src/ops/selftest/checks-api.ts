@@ -3,7 +3,8 @@ import { Skip, type Check } from './types.js';
 
 // Amman: in the embedded gazetteer with English and Arabic names, so every fresh data directory can answer.
 const AMMAN = { lat: 31.9539, lng: 35.9106 };
-const near = (a: { lat: number; lng: number }, b: { lat: number; lng: number }, deg: number) => Math.abs(a.lat - b.lat) < deg && Math.abs(a.lng - b.lng) < deg;
+const near = (a: { lat: number; lng: number }, b: { lat: number; lng: number }, deg: number) =>
+  Math.abs(a.lat - b.lat) < deg && Math.abs(a.lng - b.lng) < deg;
 const arabicFold = (s: string) => s.replace(/[\u064B-\u065F\u0670\u0640]/g, '').replace(/[أإآٱ]/g, 'ا');
 const rand = () => Math.random().toString(36).slice(2, 10);
 
@@ -16,7 +17,10 @@ export const apiChecks: Check[] = [
       expectStatus(live, 200, '/livez');
       const h = await client.get('/healthz', { key: null });
       const j = h.json();
-      expect(h.status === 200, `/healthz answered ${h.status}: database ${j.postgres}, cache ${j.redis}, engine ${j.svc_wired ? 'on' : 'off'}`);
+      expect(
+        h.status === 200,
+        `/healthz answered ${h.status}: database ${j.postgres}, cache ${j.redis}, engine ${j.svc_wired ? 'on' : 'off'}`,
+      );
       return `database ${j.postgres}, cache ${j.redis}`;
     },
   },
@@ -25,7 +29,12 @@ export const apiChecks: Check[] = [
     label: 'auth: keys and headers',
     async run({ client }) {
       expectStatus(await client.get('/maps/v1/autocomplete?q=a', { key: null }), 401, 'no key', 'MISSING_TOKEN');
-      expectStatus(await client.get('/maps/v1/autocomplete?q=a', { key: `cmk_live_${'A'.repeat(32)}` }), 401, 'unknown key', 'INVALID_API_KEY');
+      expectStatus(
+        await client.get('/maps/v1/autocomplete?q=a', { key: `cmk_live_${'A'.repeat(32)}` }),
+        401,
+        'unknown key',
+        'INVALID_API_KEY',
+      );
       expectStatus(await client.get('/maps/v1/tiles/0/0/0.png', { key: null }), 401, 'anonymous tile', 'AUTH_REQUIRED');
       const rid = crypto.randomUUID();
       const ok = await client.get('/maps/v1/autocomplete?q=', { headers: { 'X-Request-ID': rid } });
@@ -49,11 +58,21 @@ export const apiChecks: Check[] = [
       expectStatus(await c.get(`/maps/v1/sprites/s.json?t=${token}`, { key: null }), 200, 'token on the tile family');
       expectStatus(await c.get(`/maps/v1/autocomplete?q=a&t=${token}`, { key: null }), 401, 'token on a JSON endpoint');
       const flipped = token.slice(0, -2) + (token.endsWith('AA') ? 'BB' : 'AA');
-      expectStatus(await c.get(`/maps/v1/sprites/s.json?t=${flipped}`, { key: null }), 401, 'tampered token', 'INVALID_TOKEN');
+      expectStatus(
+        await c.get(`/maps/v1/sprites/s.json?t=${flipped}`, { key: null }),
+        401,
+        'tampered token',
+        'INVALID_TOKEN',
+      );
       if (!key || !t.adminKey) return `minted, valid ${hours.toFixed(1)} h; accepted on tiles only; tampering refused`;
       const revoked = await c.request('DELETE', `/admin/keys/${key.id}`, { key: t.adminKey });
       expectStatus(revoked, 200, 'revoke through /admin/keys');
-      expectStatus(await c.get(`/maps/v1/sprites/s.json?t=${token}`, { key: null }), 401, 'token of a revoked key', 'API_KEY_REVOKED');
+      expectStatus(
+        await c.get(`/maps/v1/sprites/s.json?t=${token}`, { key: null }),
+        401,
+        'token of a revoked key',
+        'API_KEY_REVOKED',
+      );
       return `minted, valid ${hours.toFixed(1)} h; tiles only; tampering refused; dead on revoke`;
     },
   },
@@ -69,9 +88,13 @@ export const apiChecks: Check[] = [
       const fast = t.makeKey({ perMinute: 3, name: 'selftest-rate' });
       const codes: number[] = [];
       let last;
-      for (let i = 0; i < 4; i++) codes.push((last = await t.client.get('/maps/v1/autocomplete?q=', { key: fast.key })).status);
+      for (let i = 0; i < 4; i++)
+        codes.push((last = await t.client.get('/maps/v1/autocomplete?q=', { key: fast.key })).status);
       expect(codes.join() === '200,200,200,429', `4 requests at 3/min answered ${codes.join(', ')}`);
-      expect(last!.code() === 'RATE_LIMIT_EXCEEDED' && Number(last!.headers.get('retry-after')) > 0, '429 without RATE_LIMIT_EXCEEDED and Retry-After');
+      expect(
+        last!.code() === 'RATE_LIMIT_EXCEEDED' && Number(last!.headers.get('retry-after')) > 0,
+        '429 without RATE_LIMIT_EXCEEDED and Retry-After',
+      );
       const daily = t.makeKey({ daily: 1, name: 'selftest-quota' });
       expectStatus(await t.client.get(`/maps/v1/autocomplete?q=zq${rand()}`, { key: daily.key }), 200, 'first miss');
       const over = await t.client.get(`/maps/v1/autocomplete?q=zq${rand()}`, { key: daily.key });
@@ -88,9 +111,22 @@ export const apiChecks: Check[] = [
       expectStatus(r, 200, 'autocomplete');
       const d = r.json().data as { predictions: Array<{ name: string; lat?: number; lng?: number }>; source: string };
       const hit = d.predictions.find((p) => /amman/i.test(p.name));
-      expect(hit, `"amma" did not suggest Amman (got: ${d.predictions.slice(0, 3).map((p) => p.name).join(', ') || 'nothing'})`);
-      expect(hit.lat !== undefined && near(hit as { lat: number; lng: number }, AMMAN, 0.3), 'Amman suggested at the wrong place');
-      const again = (await client.get(`/maps/v1/autocomplete?q=amma&lat=${AMMAN.lat}&lng=${AMMAN.lng}&locale=en`)).json().data.source;
+      expect(
+        hit,
+        `"amma" did not suggest Amman (got: ${
+          d.predictions
+            .slice(0, 3)
+            .map((p) => p.name)
+            .join(', ') || 'nothing'
+        })`,
+      );
+      expect(
+        hit.lat !== undefined && near(hit as { lat: number; lng: number }, AMMAN, 0.3),
+        'Amman suggested at the wrong place',
+      );
+      const again = (
+        await client.get(`/maps/v1/autocomplete?q=amma&lat=${AMMAN.lat}&lng=${AMMAN.lng}&locale=en`)
+      ).json().data.source;
       return `"amma" → ${hit.name} (${d.predictions.length} predictions, ${d.source}; repeat from ${again})`;
     },
   },
@@ -102,7 +138,15 @@ export const apiChecks: Check[] = [
       expectStatus(r, 200, 'autocomplete');
       const d = r.json().data as { predictions: Array<{ name: string }> };
       const hit = d.predictions.find((p) => arabicFold(p.name).includes('عمان'));
-      expect(hit, `"عما" did not suggest عمان (got: ${d.predictions.slice(0, 3).map((p) => p.name).join('، ') || 'nothing'})`);
+      expect(
+        hit,
+        `"عما" did not suggest عمان (got: ${
+          d.predictions
+            .slice(0, 3)
+            .map((p) => p.name)
+            .join('، ') || 'nothing'
+        })`,
+      );
       return `"عما" → ${hit.name}`;
     },
   },
@@ -111,13 +155,17 @@ export const apiChecks: Check[] = [
     label: 'search: imported places',
     async run(t) {
       if (!t.importedPlaces) return new Skip('only checked on a data directory copy (--data)');
-      if (!t.importedPlaces.length) return new Skip('no places extract imported (svcmaps import <file.osm.pbf | .geojsonl>)');
+      if (!t.importedPlaces.length)
+        return new Skip('no places extract imported (svcmaps import <file.osm.pbf | .geojsonl>)');
       const found: string[] = [];
       for (const p of t.importedPlaces) {
         const r = await t.client.get(`/maps/v1/autocomplete?q=${encodeURIComponent(p.name)}&lat=${p.lat}&lng=${p.lng}`);
         expectStatus(r, 200, 'autocomplete');
         const names = (r.json().data.predictions as Array<{ name: string }>).map((x) => x.name);
-        expect(names.some((n) => n.toLowerCase() === p.name.toLowerCase()), `"${p.name}" from ${p.source} is not found (got: ${names.slice(0, 3).join(', ') || 'nothing'})`);
+        expect(
+          names.some((n) => n.toLowerCase() === p.name.toLowerCase()),
+          `"${p.name}" from ${p.source} is not found (got: ${names.slice(0, 3).join(', ') || 'nothing'})`,
+        );
         found.push(`"${p.name}" (${p.source})`);
       }
       return `found ${found.join(', ')}`;
@@ -142,7 +190,10 @@ export const apiChecks: Check[] = [
       const r = await client.post('/maps/v1/reverse', AMMAN);
       expectStatus(r, 200, 'reverse');
       const d = r.json().data;
-      expect(d.source !== 'no_address' && d.formatted_address, `no address at ${AMMAN.lat},${AMMAN.lng} (source ${d.source})`);
+      expect(
+        d.source !== 'no_address' && d.formatted_address,
+        `no address at ${AMMAN.lat},${AMMAN.lng} (source ${d.source})`,
+      );
       expectStatus(await client.post('/maps/v1/reverse', { lat: 0, lng: 35 }), 400, 'lat 0', 'VALIDATION_ERROR');
       return `${AMMAN.lat},${AMMAN.lng} → ${d.formatted_address} (${d.source})`;
     },
@@ -152,10 +203,20 @@ export const apiChecks: Check[] = [
     label: 'directions on imported roads',
     async run(t) {
       if (t.routePairs === null) return new Skip('no road graph imported (svcmaps import <file.osm.pbf>)');
-      const pairs = t.routePairs ?? [[[31.9539, 35.9106], [31.9700, 35.8900]]];
+      const pairs = t.routePairs ?? [
+        [
+          [31.9539, 35.9106],
+          [31.97, 35.89],
+        ],
+      ];
       let lastProblem = '';
       for (const [[olat, olng], [dlat, dlng]] of pairs) {
-        const r = await t.client.post('/maps/v1/directions', { origin_lat: olat, origin_lng: olng, dest_lat: dlat, dest_lng: dlng });
+        const r = await t.client.post('/maps/v1/directions', {
+          origin_lat: olat,
+          origin_lng: olng,
+          dest_lat: dlat,
+          dest_lng: dlng,
+        });
         if (r.status === 422) {
           lastProblem = `${olat.toFixed(4)},${olng.toFixed(4)} → ${dlat.toFixed(4)},${dlng.toFixed(4)} unroutable`;
           continue;
@@ -167,10 +228,16 @@ export const apiChecks: Check[] = [
           continue;
         }
         const line = JSON.parse(d.polyline) as { type: string; coordinates: unknown[] };
-        expect(d.routes?.length >= 1 && line.type === 'LineString' && line.coordinates.length >= 2, 'route without a LineString polyline');
+        expect(
+          d.routes?.length >= 1 && line.type === 'LineString' && line.coordinates.length >= 2,
+          'route without a LineString polyline',
+        );
         return `${(d.distance_meters / 1000).toFixed(1)} km, ${Math.round(d.duration_seconds / 60)} min, ${line.coordinates.length} points (${d.engine ?? 'engine ?'}, ${d.source})`;
       }
-      if (t.mode === 'remote' && !t.routePairs) return new Skip(`no road route in Amman on this server (${lastProblem}); pass --route lat,lng,lat,lng inside its graph`);
+      if (t.mode === 'remote' && !t.routePairs)
+        return new Skip(
+          `no road route in Amman on this server (${lastProblem}); pass --route lat,lng,lat,lng inside its graph`,
+        );
       throw new Error(`road graph imported but no route: ${lastProblem}`);
     },
   },

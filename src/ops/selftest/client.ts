@@ -9,9 +9,17 @@ export interface Reply {
 }
 
 export class Client {
-  constructor(readonly base: string, readonly key: string, private readonly timeoutMs = 20_000) {}
+  constructor(
+    readonly base: string,
+    readonly key: string,
+    private readonly timeoutMs = 20_000,
+  ) {}
 
-  async request(method: string, path: string, o: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {}): Promise<Reply> {
+  async request(
+    method: string,
+    path: string,
+    o: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<Reply> {
     // One connection per request: keep-alive sockets to a server the self-test is about to close would hold the CLI open.
     const headers: Record<string, string> = { Connection: 'close', ...o.headers };
     const key = o.key === undefined ? this.key : o.key;
@@ -64,7 +72,9 @@ export function expect(cond: unknown, message: string): asserts cond {
 export function expectStatus(r: Reply, status: number, what: string, code?: string): void {
   const got = r.code();
   if (r.status !== status || (code && got !== code)) {
-    throw new CheckFailed(`${what}: expected ${status}${code ? ` ${code}` : ''}, got ${r.status}${got ? ` ${got}` : ''}`);
+    throw new CheckFailed(
+      `${what}: expected ${status}${code ? ` ${code}` : ''}, got ${r.status}${got ? ` ${got}` : ''}`,
+    );
   }
 }
 

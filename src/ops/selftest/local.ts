@@ -23,7 +23,12 @@ export interface LocalAppliance {
 }
 
 /** Tile pyramids are caches, rebuilt on demand: the self-test starts with an empty warm tier instead of copying them. */
-const SKIP = (name: string) => name === PID_FILE || name === RELOAD_FILE || /^tiles(@\dx)?\.mbtiles/.test(name) || /\.(db|sqlite)-(wal|shm|journal)$/.test(name) || name.includes('.tmp-');
+const SKIP = (name: string) =>
+  name === PID_FILE ||
+  name === RELOAD_FILE ||
+  /^tiles(@\dx)?\.mbtiles/.test(name) ||
+  /\.(db|sqlite)-(wal|shm|journal)$/.test(name) ||
+  name.includes('.tmp-');
 
 /**
  * Copies the operator's data directory: SQLite files through SQLite's online backup (consistent even while a
@@ -63,7 +68,11 @@ function routePairs(file: string, n = 6): Array<[[number, number], [number, numb
     const a = pick();
     const b = pick();
     const d = haversineMeters({ lat: g.lat[a]!, lng: g.lon[a]! }, { lat: g.lat[b]!, lng: g.lon[b]! });
-    if ((d > 1000 && d < 15_000) || tries > n * 150) pairs.push([[g.lat[a]!, g.lon[a]!], [g.lat[b]!, g.lon[b]!]]);
+    if ((d > 1000 && d < 15_000) || tries > n * 150)
+      pairs.push([
+        [g.lat[a]!, g.lon[a]!],
+        [g.lat[b]!, g.lon[b]!],
+      ]);
   }
   return pairs;
 }
@@ -72,7 +81,10 @@ function routePairs(file: string, n = 6): Array<[[number, number], [number, numb
 function importedPlaces(dir: string): NonNullable<Target['importedPlaces']> {
   const db = openDb(join(dir, PLACES_FILE), { readonly: true });
   try {
-    const sources = db.prepare('SELECT source FROM sources WHERE source <> ? ORDER BY imported_at').pluck().all(GAZETTEER_SOURCE) as string[];
+    const sources = db
+      .prepare('SELECT source FROM sources WHERE source <> ? ORDER BY imported_at')
+      .pluck()
+      .all(GAZETTEER_SOURCE) as string[];
     const top = db.prepare('SELECT name, lat, lng FROM places WHERE source = ? ORDER BY importance DESC LIMIT 1');
     return sources.slice(-5).flatMap((source) => {
       const p = top.get(source) as { name: string; lat: number; lng: number } | undefined;
@@ -90,7 +102,14 @@ export async function startLocal(config: Config): Promise<LocalAppliance> {
     const copied = await copyDataDir(config.data_dir, dir);
     await ensurePlacesDb(dir);
     const app = createApp(
-      { ...config, data_dir: dir, host: '127.0.0.1', port: 0, tls: { cert: '', key: '' }, metrics: { ...config.metrics, port: 0 } },
+      {
+        ...config,
+        data_dir: dir,
+        host: '127.0.0.1',
+        port: 0,
+        tls: { cert: '', key: '' },
+        metrics: { ...config.metrics, port: 0 },
+      },
       { log: silentLogger },
     );
     const server = await app.listen().catch((e) => {
@@ -98,7 +117,13 @@ export async function startLocal(config: Config): Promise<LocalAppliance> {
       throw e;
     });
     const make = (o: { perMinute?: number; daily?: number; name?: string; role?: string }) => {
-      const k = app.services.keyAdmin.create({ plan: 'selftest', perMinute: o.perMinute ?? 100_000, daily: o.daily ?? 1_000_000, name: o.name, role: o.role });
+      const k = app.services.keyAdmin.create({
+        plan: 'selftest',
+        perMinute: o.perMinute ?? 100_000,
+        daily: o.daily ?? 1_000_000,
+        name: o.name,
+        role: o.role,
+      });
       return { id: k.id, key: k.key };
     };
     const user = make({ name: 'selftest' });

@@ -17,7 +17,12 @@ export interface SelftestReport {
 }
 
 /** Runs the checks one after another (their order matters: hot follows cold), reporting every state change. */
-export async function runChecks(t: Target, onChange: (states: CheckState[]) => void, checks: Check[] = allChecks(), perCheckMs = 60_000): Promise<SelftestReport> {
+export async function runChecks(
+  t: Target,
+  onChange: (states: CheckState[]) => void,
+  checks: Check[] = allChecks(),
+  perCheckMs = 60_000,
+): Promise<SelftestReport> {
   const t0 = performance.now();
   const states: CheckState[] = checks.map((c) => ({ id: c.id, label: c.label, status: 'pending' }));
   const publish = () => onChange(states.map((s) => ({ ...s })));

@@ -27,7 +27,11 @@ export class ContextResolver {
   constructor(placesDb: string) {
     if (existsSync(placesDb)) {
       const db = new Database(placesDb, { readonly: true });
-      this.items = db.prepare("SELECT lat, lng, kind, name_en, name_ar, name, country FROM places WHERE kind IN ('city', 'town', 'village')").all() as Locality[];
+      this.items = db
+        .prepare(
+          "SELECT lat, lng, kind, name_en, name_ar, name, country FROM places WHERE kind IN ('city', 'town', 'village')",
+        )
+        .all() as Locality[];
       db.close();
     }
     this.index = new KDBush(Math.max(1, this.items.length));
@@ -36,7 +40,11 @@ export class ContextResolver {
     this.index.finish();
   }
 
-  resolve(lat: number, lng: number, ownLocality?: string): { country: string | null; context_en: string | null; context_ar: string | null } {
+  resolve(
+    lat: number,
+    lng: number,
+    ownLocality?: string,
+  ): { country: string | null; context_en: string | null; context_ar: string | null } {
     let best: Locality | undefined;
     let bestRatio = Infinity;
     let nearestAny: Locality | undefined;
@@ -50,7 +58,8 @@ export class ContextResolver {
       if (ratio < 1 && ratio < bestRatio) [best, bestRatio] = [l, ratio];
     }
     const country = (best ?? nearestAny)?.country ?? null;
-    const join = (parts: Array<string | null | undefined>, sep: string) => parts.filter((p) => p && p !== ownLocality).join(sep) || null;
+    const join = (parts: Array<string | null | undefined>, sep: string) =>
+      parts.filter((p) => p && p !== ownLocality).join(sep) || null;
     return {
       country,
       context_en: join([best ? best.name_en || best.name : null, countryName(country, 'en')], ', '),

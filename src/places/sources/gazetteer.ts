@@ -44,7 +44,17 @@ export async function* gazetteerPlaces(): AsyncGenerator<NewPlace> {
   for await (const line of rl) {
     const f = line.split('\t');
     if (f.length < 15) continue;
-    const [id, name, ascii, alternates, lat, lng, , code, cc] = f as [string, string, string, string, string, string, string, string, string];
+    const [id, name, ascii, alternates, lat, lng, , code, cc] = f as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     const population = Number(f[14]) || 0;
     const alts = alternates ? alternates.split(',') : [];
     const nameAr = ar.get(id) ?? alts.find(hasArabic) ?? null;

@@ -1,7 +1,16 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { articleVariants, normalizeText, tokenize } from '../../core/normalize.js';
-import { CONTEXT_MARK, cellToken, FINAL_SQL, LOCALITY_KINDS, PLACE_COLUMNS, PLACES_SCHEMA_VERSION, STAGING_SQL, type PlaceRow } from './schema.js';
+import {
+  CONTEXT_MARK,
+  cellToken,
+  FINAL_SQL,
+  LOCALITY_KINDS,
+  PLACE_COLUMNS,
+  PLACES_SCHEMA_VERSION,
+  STAGING_SQL,
+  type PlaceRow,
+} from './schema.js';
 
 export type NewPlace = Omit<PlaceRow, 'search_names'> & { altNames?: string[] };
 export type Segment = [lat1: number, lng1: number, lat2: number, lng2: number];
@@ -15,15 +24,34 @@ const MAX_ALT_NAMES = 24;
  * "Amman, Jordan" or "صيدلية الجيزة" find their place; context matches score below name matches (see search.ts).
  */
 export function searchFields(p: NewPlace): { search_names: string; tokens: string } {
-  const names = [p.name, p.name_en, p.name_ar, ...(p.altNames ?? []).slice(0, MAX_ALT_NAMES)].filter((n): n is string => !!n);
+  const names = [p.name, p.name_en, p.name_ar, ...(p.altNames ?? []).slice(0, MAX_ALT_NAMES)].filter(
+    (n): n is string => !!n,
+  );
   const full = [...new Set(names.map(normalizeText).filter(Boolean))];
-  const contexts = [...new Set([p.context_en, p.context_ar].filter((c): c is string => !!c).map(normalizeText).filter(Boolean))];
-  const primary = [...new Set([p.name, p.name_en, p.name_ar].filter((n): n is string => !!n).map(normalizeText).filter(Boolean))];
+  const contexts = [
+    ...new Set(
+      [p.context_en, p.context_ar]
+        .filter((c): c is string => !!c)
+        .map(normalizeText)
+        .filter(Boolean),
+    ),
+  ];
+  const primary = [
+    ...new Set(
+      [p.name, p.name_en, p.name_ar]
+        .filter((n): n is string => !!n)
+        .map(normalizeText)
+        .filter(Boolean),
+    ),
+  ];
   const withContext = primary.flatMap((n) => contexts.map((c) => `${CONTEXT_MARK}${n} ${c}`));
   const toks = new Set<string>();
   for (const n of [...names, ...contexts]) for (const t of tokenize(n)) for (const v of articleVariants(t)) toks.add(v);
   if (p.housenumber) toks.add(normalizeText(p.housenumber));
-  return { search_names: [...full, ...withContext].join('|'), tokens: `${[...toks].join(' ')} ${cellToken(p.lat, p.lng)}` };
+  return {
+    search_names: [...full, ...withContext].join('|'),
+    tokens: `${[...toks].join(' ')} ${cellToken(p.lat, p.lng)}`,
+  };
 }
 
 /**
@@ -45,7 +73,9 @@ export class PlacesBuilder {
     this.db = new Database(this.tmp);
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
-    this.db.exec(`${STAGING_SQL} CREATE TABLE seg_staging (cid TEXT NOT NULL, lat1 REAL, lng1 REAL, lat2 REAL, lng2 REAL);`);
+    this.db.exec(
+      `${STAGING_SQL} CREATE TABLE seg_staging (cid TEXT NOT NULL, lat1 REAL, lng1 REAL, lat2 REAL, lng2 REAL);`,
+    );
     this.insert = this.db.prepare(
       `INSERT OR REPLACE INTO staging (${cols}, tokens) VALUES (${PLACE_COLUMNS.map((c) => '@' + c).join(', ')}, @tokens)`,
     );
@@ -58,11 +88,22 @@ export class PlacesBuilder {
     if (!existsSync(this.finalPath)) return 0;
     this.db.exec('COMMIT');
     this.db.prepare('ATTACH DATABASE ? AS live').run(this.finalPath);
-    const n = this.db.prepare(`INSERT INTO staging (${cols}, tokens) SELECT ${cols.split(', ').map((c) => 'p.' + c).join(', ')}, t.tokens FROM live.places p JOIN live.place_tokens t ON t.id = p.id WHERE p.source != ?`).run(replacing).changes;
-    this.db.prepare(
-      `INSERT INTO seg_staging SELECT p.cid, s.lat1, s.lng1, s.lat2, s.lng2 FROM live.street_segments s JOIN live.places p ON p.id = s.place_id WHERE p.source != ?`,
-    ).run(replacing);
-    this.carried = this.db.prepare('SELECT source, imported_at, rows, file FROM live.sources WHERE source != ?').all(replacing) as typeof this.carried;
+    const n = this.db
+      .prepare(
+        `INSERT INTO staging (${cols}, tokens) SELECT ${cols
+          .split(', ')
+          .map((c) => 'p.' + c)
+          .join(', ')}, t.tokens FROM live.places p JOIN live.place_tokens t ON t.id = p.id WHERE p.source != ?`,
+      )
+      .run(replacing).changes;
+    this.db
+      .prepare(
+        `INSERT INTO seg_staging SELECT p.cid, s.lat1, s.lng1, s.lat2, s.lng2 FROM live.street_segments s JOIN live.places p ON p.id = s.place_id WHERE p.source != ?`,
+      )
+      .run(replacing);
+    this.carried = this.db
+      .prepare('SELECT source, imported_at, rows, file FROM live.sources WHERE source != ?')
+      .all(replacing) as typeof this.carried;
     this.db.exec('DETACH DATABASE live; BEGIN');
     return n;
   }

@@ -4,7 +4,8 @@ import type { PlaceRow } from './schema.js';
 export type IndexedPlace = PlaceRow & { id: number };
 export type SegmentHit = { place_id: number; lat1: number; lng1: number; lat2: number; lng2: number };
 
-const ROW_COLS = 'id, cid, source, kind, name, name_en, name_ar, category, country, context_en, context_ar, street, housenumber, lat, lng, importance, phone, website, hours, photos, search_names';
+const ROW_COLS =
+  'id, cid, source, kind, name, name_en, name_ar, category, country, context_en, context_ar, street, housenumber, lat, lng, importance, phone, website, hours, photos, search_names';
 
 /** Read-only access to places.db: FTS candidate queries, rows by id, and bounding-box lookups for reverse geocoding. */
 export class PlacesIndex {
@@ -27,13 +28,19 @@ export class PlacesIndex {
 
   constructor(file: string) {
     this.db = new Database(file, { readonly: true, fileMustExist: true });
-    this.fts = this.db.prepare<[string, number], { rowid: number }>('SELECT rowid FROM places_fts WHERE places_fts MATCH ? LIMIT ?');
-    this.byIdsStmt = this.db.prepare<[string], IndexedPlace>(`SELECT ${ROW_COLS} FROM places WHERE id IN (SELECT value FROM json_each(?))`);
+    this.fts = this.db.prepare<[string, number], { rowid: number }>(
+      'SELECT rowid FROM places_fts WHERE places_fts MATCH ? LIMIT ?',
+    );
+    this.byIdsStmt = this.db.prepare<[string], IndexedPlace>(
+      `SELECT ${ROW_COLS} FROM places WHERE id IN (SELECT value FROM json_each(?))`,
+    );
     this.byCidStmt = this.db.prepare<[string], IndexedPlace>(`SELECT ${ROW_COLS} FROM places WHERE cid = ?`);
     // CROSS JOIN fixes the order: box lookup in the R*Tree first, then the rows it found.
     const inBox = (rtree: string) =>
       this.db.prepare<[number, number, number, number, string], IndexedPlace>(
-        `SELECT ${ROW_COLS.split(', ').map((c) => 'p.' + c).join(', ')} FROM ${rtree} r CROSS JOIN places p ON p.id = r.id
+        `SELECT ${ROW_COLS.split(', ')
+          .map((c) => 'p.' + c)
+          .join(', ')} FROM ${rtree} r CROSS JOIN places p ON p.id = r.id
          WHERE r.min_lat >= ? AND r.max_lat <= ? AND r.min_lng >= ? AND r.max_lng <= ? AND p.kind IN (SELECT value FROM json_each(?))`,
       );
     this.inBoxStmt = inBox('places_rtree');
@@ -44,7 +51,7 @@ export class PlacesIndex {
       `SELECT s.place_id, s.lat1, s.lng1, s.lat2, s.lng2 FROM street_segments s WHERE s.id IN
          (SELECT id FROM segments_rtree WHERE max_lat >= ? AND min_lat <= ? AND max_lng >= ? AND min_lng <= ?)`,
     );
-    const meta = this.db.prepare('SELECT COALESCE(MAX(imported_at), \'\') AS g FROM sources').get() as { g: string };
+    const meta = this.db.prepare("SELECT COALESCE(MAX(imported_at), '') AS g FROM sources").get() as { g: string };
     this.generation = meta.g;
     this.count = (this.db.prepare('SELECT COUNT(*) AS n FROM places').get() as { n: number }).n;
     const size = this.count + 1; // ids run from 1 to count
@@ -54,7 +61,10 @@ export class PlacesIndex {
     this.country = new Array<string>(size).fill('');
     this.kind = new Array<string>(size).fill('');
     this.names = new Array<string[]>(size);
-    const rows = this.db.prepare('SELECT id, lat, lng, importance, country, kind, search_names FROM places').raw().iterate() as Iterable<[number, number, number, number, string | null, string, string]>;
+    const rows = this.db
+      .prepare('SELECT id, lat, lng, importance, country, kind, search_names FROM places')
+      .raw()
+      .iterate() as Iterable<[number, number, number, number, string | null, string, string]>;
     for (const [id, lat, lng, imp, cc, kind, names] of rows) {
       this.kind[id] = kind;
       this.lat[id] = lat;

@@ -10,8 +10,26 @@ export const CONTEXT_MARK = '\u0001';
  * prefix returns the most important matches without sorting the whole match set.
  */
 export const PLACE_COLUMNS = [
-  'cid', 'source', 'kind', 'name', 'name_en', 'name_ar', 'category', 'country', 'context_en', 'context_ar',
-  'street', 'housenumber', 'lat', 'lng', 'importance', 'phone', 'website', 'hours', 'photos', 'search_names',
+  'cid',
+  'source',
+  'kind',
+  'name',
+  'name_en',
+  'name_ar',
+  'category',
+  'country',
+  'context_en',
+  'context_ar',
+  'street',
+  'housenumber',
+  'lat',
+  'lng',
+  'importance',
+  'phone',
+  'website',
+  'hours',
+  'photos',
+  'search_names',
 ] as const;
 
 export type PlaceColumn = (typeof PLACE_COLUMNS)[number];

@@ -27,12 +27,23 @@ interface GhResponse {
 }
 
 /** GraphHopper answers 400 with these exceptions when no route exists or a point is off the network. */
-const NO_ROUTE = /ConnectionNotFound|PointNotFound|PointOutOfBounds|Connection between locations not found|Cannot find point/i;
+const NO_ROUTE =
+  /ConnectionNotFound|PointNotFound|PointOutOfBounds|Connection between locations not found|Cannot find point/i;
 
 /** GraphHopper instruction sign -> OSRM-style type and modifier. */
 function mapSign(sign: number, first: boolean): { type: InstructionInput['type']; modifier?: Modifier } {
   if (first) return { type: 'depart' };
-  const turn: Record<number, Modifier> = { [-3]: 'sharp left', [-2]: 'left', [-1]: 'slight left', 1: 'slight right', 2: 'right', 3: 'sharp right', [-8]: 'uturn', 8: 'uturn', [-98]: 'uturn' };
+  const turn: Record<number, Modifier> = {
+    [-3]: 'sharp left',
+    [-2]: 'left',
+    [-1]: 'slight left',
+    1: 'slight right',
+    2: 'right',
+    3: 'sharp right',
+    [-8]: 'uturn',
+    8: 'uturn',
+    [-98]: 'uturn',
+  };
   if (turn[sign]) return { type: 'turn', modifier: turn[sign] };
   if (sign === 4 || sign === 5) return { type: 'arrive' };
   if (sign === 6) return { type: 'roundabout' };
@@ -46,7 +57,13 @@ export function graphhopperEngine(baseUrl: string, timeoutMs: number): RoutingEn
     name: 'graphhopper',
     version: baseUrl,
     async route(from: LatLng, to: LatLng, opts): Promise<EngineResult> {
-      const q = new URLSearchParams({ profile: 'car', points_encoded: 'false', instructions: 'true', locale: opts.locale, calc_points: 'true' });
+      const q = new URLSearchParams({
+        profile: 'car',
+        points_encoded: 'false',
+        instructions: 'true',
+        locale: opts.locale,
+        calc_points: 'true',
+      });
       q.append('point', `${from.lat},${from.lng}`);
       q.append('point', `${to.lat},${to.lng}`);
       if (opts.alternatives > 0) {
@@ -82,14 +99,22 @@ function toPath(p: GhPath, i: number, locale: 'en' | 'ar'): EnginePath {
       location: coords[ins.interval[0]] ?? coords[0]!,
     };
   });
-  return { label: i === 0 ? 'Fastest' : `Alternative ${i}`, coordinates: coords, distance_m: p.distance, duration_s: p.time / 1000, maneuvers };
+  return {
+    label: i === 0 ? 'Fastest' : `Alternative ${i}`,
+    coordinates: coords,
+    distance_m: p.distance,
+    duration_s: p.time / 1000,
+    maneuvers,
+  };
 }
 
 function bearing(c: Array<[number, number]>, i: number): number {
-  const a = c[i], b = c[i + 1];
+  const a = c[i],
+    b = c[i + 1];
   if (!a || !b) return 0;
   const r = Math.PI / 180;
   const y = Math.sin((b[0] - a[0]) * r) * Math.cos(b[1] * r);
-  const x = Math.cos(a[1] * r) * Math.sin(b[1] * r) - Math.sin(a[1] * r) * Math.cos(b[1] * r) * Math.cos((b[0] - a[0]) * r);
+  const x =
+    Math.cos(a[1] * r) * Math.sin(b[1] * r) - Math.sin(a[1] * r) * Math.cos(b[1] * r) * Math.cos((b[0] - a[0]) * r);
   return (Math.atan2(y, x) / r + 360) % 360;
 }

@@ -3,8 +3,16 @@
  * service answers those with the degraded line); HTTP error statuses are returned so each adapter can tell
  * "no route" (unroutable, 422) from a real failure.
  */
-export async function fetchJson(url: string, init: RequestInit, timeoutMs: number): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs), headers: { Accept: 'application/json', ...(init.headers ?? {}) } });
+export async function fetchJson(
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(url, {
+    ...init,
+    signal: AbortSignal.timeout(timeoutMs),
+    headers: { Accept: 'application/json', ...(init.headers ?? {}) },
+  });
   const text = await res.text();
   let body: unknown;
   try {
@@ -21,9 +29,13 @@ export const trimSlash = (u: string) => u.replace(/\/+$/, '');
 export function decodePolyline(s: string, precision = 6): Array<[number, number]> {
   const f = 10 ** precision;
   const out: Array<[number, number]> = [];
-  let i = 0, lat = 0, lng = 0;
+  let i = 0,
+    lat = 0,
+    lng = 0;
   const next = () => {
-    let shift = 0, result = 0, b: number;
+    let shift = 0,
+      result = 0,
+      b: number;
     do {
       b = s.charCodeAt(i++) - 63;
       result |= (b & 0x1f) << shift;

@@ -27,9 +27,21 @@ interface OsrmResponse {
 const NO_ROUTE = new Set(['NoRoute', 'NoSegment']);
 
 const TYPE: Record<string, InstructionInput['type'] | undefined> = {
-  depart: 'depart', arrive: 'arrive', turn: 'turn', 'new name': 'continue', continue: 'continue', merge: 'merge',
-  'on ramp': 'turn', 'off ramp': 'turn', fork: 'fork', 'end of road': 'turn', roundabout: 'roundabout', rotary: 'roundabout',
-  'roundabout turn': 'turn', 'use lane': 'continue', notification: 'continue',
+  depart: 'depart',
+  arrive: 'arrive',
+  turn: 'turn',
+  'new name': 'continue',
+  continue: 'continue',
+  merge: 'merge',
+  'on ramp': 'turn',
+  'off ramp': 'turn',
+  fork: 'fork',
+  'end of road': 'turn',
+  roundabout: 'roundabout',
+  rotary: 'roundabout',
+  'roundabout turn': 'turn',
+  'use lane': 'continue',
+  notification: 'continue',
 };
 
 export function osrmEngine(baseUrl: string, timeoutMs: number): RoutingEngine {
@@ -37,12 +49,14 @@ export function osrmEngine(baseUrl: string, timeoutMs: number): RoutingEngine {
     name: 'osrm',
     version: baseUrl,
     async route(from: LatLng, to: LatLng, opts): Promise<EngineResult> {
-      const url = `${trimSlash(baseUrl)}/route/v1/driving/${from.lng},${from.lat};${to.lng},${to.lat}` +
+      const url =
+        `${trimSlash(baseUrl)}/route/v1/driving/${from.lng},${from.lat};${to.lng},${to.lat}` +
         `?steps=true&geometries=geojson&overview=full&alternatives=${opts.alternatives > 0 ? opts.alternatives : 'false'}`;
       const { status, body } = await fetchJson(url, {}, timeoutMs);
       const r = body as OsrmResponse;
       if (NO_ROUTE.has(r.code)) return { kind: 'unroutable' };
-      if (status !== 200 || r.code !== 'Ok' || !Array.isArray(r.routes)) throw new Error(`osrm: ${status} ${r.code} ${r.message ?? ''}`);
+      if (status !== 200 || r.code !== 'Ok' || !Array.isArray(r.routes))
+        throw new Error(`osrm: ${status} ${r.code} ${r.message ?? ''}`);
       if (!r.routes.length) return { kind: 'unroutable' };
       return { kind: 'ok', paths: r.routes.slice(0, 1 + opts.alternatives).map((rt, i) => toPath(rt, i, opts.locale)) };
     },
@@ -75,5 +89,11 @@ function toPath(rt: OsrmRoute, i: number, locale: 'en' | 'ar'): EnginePath {
       location: m.location,
     });
   }
-  return { label: i === 0 ? 'Fastest' : `Alternative ${i}`, coordinates: rt.geometry.coordinates, distance_m: rt.distance, duration_s: rt.duration, maneuvers };
+  return {
+    label: i === 0 ? 'Fastest' : `Alternative ${i}`,
+    coordinates: rt.geometry.coordinates,
+    distance_m: rt.distance,
+    duration_s: rt.duration,
+    maneuvers,
+  };
 }

@@ -32,7 +32,21 @@ const NO_ROUTE = new Set([171, 442, 443]);
 function mapType(t: number): { type: InstructionInput['type']; modifier?: Modifier } {
   if (t >= 1 && t <= 3) return { type: 'depart' };
   if (t >= 4 && t <= 6) return { type: 'arrive' };
-  const turn: Record<number, Modifier> = { 9: 'slight right', 10: 'right', 11: 'sharp right', 12: 'uturn', 13: 'uturn', 14: 'sharp left', 15: 'left', 16: 'slight left', 18: 'slight right', 19: 'slight left', 20: 'slight right', 21: 'slight left', 17: 'straight' };
+  const turn: Record<number, Modifier> = {
+    9: 'slight right',
+    10: 'right',
+    11: 'sharp right',
+    12: 'uturn',
+    13: 'uturn',
+    14: 'sharp left',
+    15: 'left',
+    16: 'slight left',
+    18: 'slight right',
+    19: 'slight left',
+    20: 'slight right',
+    21: 'slight left',
+    17: 'straight',
+  };
   if (turn[t]) return { type: 'turn', modifier: turn[t] };
   if (t === 7 || t === 8 || t === 22 || t === 29) return { type: 'continue', modifier: 'straight' };
   if (t === 23) return { type: 'fork', modifier: 'slight right' };
@@ -49,13 +63,20 @@ export function valhallaEngine(baseUrl: string, timeoutMs: number): RoutingEngin
     version: baseUrl,
     async route(from: LatLng, to: LatLng, opts): Promise<EngineResult> {
       const req = {
-        locations: [{ lat: from.lat, lon: from.lng }, { lat: to.lat, lon: to.lng }],
+        locations: [
+          { lat: from.lat, lon: from.lng },
+          { lat: to.lat, lon: to.lng },
+        ],
         costing: 'auto',
         alternates: opts.alternatives,
         // instruction text is generated here in en or ar, so the upstream narrative language does not matter
         directions_options: { units: 'kilometers', language: 'en-US' },
       };
-      const { status, body } = await fetchJson(`${trimSlash(baseUrl)}/route`, { method: 'POST', body: JSON.stringify(req), headers: { 'Content-Type': 'application/json' } }, timeoutMs);
+      const { status, body } = await fetchJson(
+        `${trimSlash(baseUrl)}/route`,
+        { method: 'POST', body: JSON.stringify(req), headers: { 'Content-Type': 'application/json' } },
+        timeoutMs,
+      );
       const r = body as ValhallaResponse;
       if (r.error_code !== undefined && NO_ROUTE.has(r.error_code)) return { kind: 'unroutable' };
       if (status !== 200 || !r.trip) throw new Error(`valhalla: ${status} ${r.error_code ?? ''} ${r.error ?? ''}`);
@@ -84,7 +105,10 @@ function toPath(trip: ValhallaTrip, i: number, locale: 'en' | 'ar'): EnginePath 
         type,
         ...(modifier && type !== 'depart' && type !== 'arrive' ? { modifier } : {}),
         ...(type === 'roundabout' ? { exit } : {}),
-        instruction: instruction({ type, modifier, exit, name, bearing: bearingAt(shape, m.begin_shape_index) }, locale),
+        instruction: instruction(
+          { type, modifier, exit, name, bearing: bearingAt(shape, m.begin_shape_index) },
+          locale,
+        ),
         distance_m: m.length * 1000,
         duration_s: m.time,
         street_name: name,
@@ -96,14 +120,23 @@ function toPath(trip: ValhallaTrip, i: number, locale: 'en' | 'ar'): EnginePath 
       if (!last || last[0] !== c[0] || last[1] !== c[1]) coordinates.push(c);
     }
   }
-  return { label: i === 0 ? 'Fastest' : `Alternative ${i}`, coordinates, distance_m: trip.summary.length * 1000, duration_s: trip.summary.time, maneuvers };
+  return {
+    label: i === 0 ? 'Fastest' : `Alternative ${i}`,
+    coordinates,
+    distance_m: trip.summary.length * 1000,
+    duration_s: trip.summary.time,
+    maneuvers,
+  };
 }
 
 function bearingAt(shape: Array<[number, number]>, i: number): number {
-  const a = shape[i], b = shape[i + 1];
+  const a = shape[i],
+    b = shape[i + 1];
   if (!a || !b) return 0;
   const toRad = Math.PI / 180;
   const y = Math.sin((b[0] - a[0]) * toRad) * Math.cos(b[1] * toRad);
-  const x = Math.cos(a[1] * toRad) * Math.sin(b[1] * toRad) - Math.sin(a[1] * toRad) * Math.cos(b[1] * toRad) * Math.cos((b[0] - a[0]) * toRad);
+  const x =
+    Math.cos(a[1] * toRad) * Math.sin(b[1] * toRad) -
+    Math.sin(a[1] * toRad) * Math.cos(b[1] * toRad) * Math.cos((b[0] - a[0]) * toRad);
   return (Math.atan2(y, x) / toRad + 360) % 360;
 }

@@ -20,7 +20,12 @@ export class MbtilesOrigin implements TileOrigin {
     let f = this.files.get(scale);
     if (!f) {
       const sibling = this.path.replace(/(\.mbtiles)?$/, `@${scale}x$1`);
-      f = scale > 1 && existsSync(sibling) ? new MBTiles(sibling, { readonly: true }) : scale > 1 ? this.file(1) : new MBTiles(this.path, { readonly: true });
+      f =
+        scale > 1 && existsSync(sibling)
+          ? new MBTiles(sibling, { readonly: true })
+          : scale > 1
+            ? this.file(1)
+            : new MBTiles(this.path, { readonly: true });
       this.files.set(scale, f);
     }
     return f;

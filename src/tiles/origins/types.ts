@@ -3,7 +3,10 @@ import type { Scale } from '../warm-store.js';
 /** Why an origin could not produce a tile: `timeout` becomes 504, `failed` 502 (both Retry-After 1) without a stand-in. */
 export class OriginError extends Error {
   override name = 'OriginError';
-  constructor(readonly kind: 'timeout' | 'failed', message: string) {
+  constructor(
+    readonly kind: 'timeout' | 'failed',
+    message: string,
+  ) {
     super(message);
   }
 }

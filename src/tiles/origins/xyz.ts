@@ -29,12 +29,17 @@ export class XyzOrigin implements TileOrigin {
   private readonly waiting: Array<() => void> = [];
 
   constructor(private readonly o: XyzOptions) {
-    if (!/\{z\}/.test(o.url) || !/\{x\}/.test(o.url) || !/\{y\}/.test(o.url)) throw new Error('tiles.xyz_url needs {z}, {x} and {y}');
+    if (!/\{z\}/.test(o.url) || !/\{x\}/.test(o.url) || !/\{y\}/.test(o.url))
+      throw new Error('tiles.xyz_url needs {z}, {x} and {y}');
   }
 
   url(z: number, x: number, y: number, scale: Scale): string {
     const s = scale === 1 ? '' : `@${scale}x`;
-    return this.o.url.replace('{z}', String(z)).replace('{x}', String(x)).replace('{y}', String(y)).replace(/\{[sr]\}/, s);
+    return this.o.url
+      .replace('{z}', String(z))
+      .replace('{x}', String(x))
+      .replace('{y}', String(y))
+      .replace(/\{[sr]\}/, s);
   }
 
   async fetch(z: number, x: number, y: number, scale: Scale, signal: AbortSignal): Promise<Buffer | undefined> {
@@ -56,7 +61,10 @@ export class XyzOrigin implements TileOrigin {
       if (outer.aborted) throw new OriginError('timeout', `${url}: gave up`);
       const signal = AbortSignal.any([outer, AbortSignal.timeout(this.o.timeoutMs)]);
       try {
-        const res = await (this.o.fetchImpl ?? fetch)(url, { headers: { 'User-Agent': this.o.userAgent, Accept: 'image/*' }, signal });
+        const res = await (this.o.fetchImpl ?? fetch)(url, {
+          headers: { 'User-Agent': this.o.userAgent, Accept: 'image/*' },
+          signal,
+        });
         if (res.status === 404 || res.status === 204) return undefined;
         if (res.status >= 500 || res.status === 429) {
           last = new OriginError('failed', `${url}: HTTP ${res.status}`);

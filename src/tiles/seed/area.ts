@@ -7,13 +7,17 @@ import { type Box, boxesIntersect, latToY, lngLatBox, lngToX, ringsBox, tileBox 
  * containment), so a thin diagonal polygon does not pull in its whole bounding box at z16.
  */
 export class SeedArea {
-  constructor(readonly boxes: Box[], readonly polygons: Array<{ rings: Float64Array[]; box: Box }>) {
+  constructor(
+    readonly boxes: Box[],
+    readonly polygons: Array<{ rings: Float64Array[]; box: Box }>,
+  ) {
     if (!boxes.length && !polygons.length) throw new Error('no area: give --bbox or --polygon');
   }
 
   static parseBbox(s: string): Box {
     const n = s.split(',').map((v) => Number(v.trim()));
-    if (n.length !== 4 || n.some((v) => !Number.isFinite(v))) throw new Error(`--bbox needs minLng,minLat,maxLng,maxLat, got "${s}"`);
+    if (n.length !== 4 || n.some((v) => !Number.isFinite(v)))
+      throw new Error(`--bbox needs minLng,minLat,maxLng,maxLat, got "${s}"`);
     const [minLng, minLat, maxLng, maxLat] = n as [number, number, number, number];
     if (minLng >= maxLng || minLat >= maxLat || minLng < -180 || maxLng > 180 || minLat < -90 || maxLat > 90) {
       throw new Error(`--bbox "${s}": expected minLng < maxLng and minLat < maxLat within the world`);
@@ -23,16 +27,26 @@ export class SeedArea {
 
   /** Polygons and MultiPolygons from a GeoJSON file (Feature, FeatureCollection or bare geometry). */
   static parsePolygonFile(file: string): Array<{ rings: Float64Array[]; box: Box }> {
-    const gj = JSON.parse(readFileSync(file, 'utf8')) as { type: string; features?: unknown[]; geometry?: unknown; coordinates?: unknown };
+    const gj = JSON.parse(readFileSync(file, 'utf8')) as {
+      type: string;
+      features?: unknown[];
+      geometry?: unknown;
+      coordinates?: unknown;
+    };
     const geoms: Array<{ type: string; coordinates: unknown }> = [];
-    const visit = (g: { type: string; features?: unknown[]; geometry?: unknown; coordinates?: unknown } | null | undefined) => {
+    const visit = (
+      g: { type: string; features?: unknown[]; geometry?: unknown; coordinates?: unknown } | null | undefined,
+    ) => {
       if (!g) return;
       if (g.type === 'FeatureCollection') g.features?.forEach((f) => visit(f as typeof g));
       else if (g.type === 'Feature') visit(g.geometry as typeof g);
-      else if (g.type === 'Polygon' || g.type === 'MultiPolygon') geoms.push(g as { type: string; coordinates: unknown });
+      else if (g.type === 'Polygon' || g.type === 'MultiPolygon')
+        geoms.push(g as { type: string; coordinates: unknown });
     };
     visit(gj);
-    const polys = geoms.flatMap((g) => (g.type === 'Polygon' ? [g.coordinates as number[][][]] : (g.coordinates as number[][][][])));
+    const polys = geoms.flatMap((g) =>
+      g.type === 'Polygon' ? [g.coordinates as number[][][]] : (g.coordinates as number[][][][]),
+    );
     if (!polys.length) throw new Error(`--polygon ${file}: no Polygon or MultiPolygon in it`);
     return polys.map((p) => {
       const rings = p.map((ring) => Float64Array.from(ring.flatMap(([lng, lat]) => [lngToX(lng!), latToY(lat!)])));
@@ -49,7 +63,12 @@ export class SeedArea {
   /** Union of all parts, for MBTiles `bounds` metadata. */
   get box(): Box {
     const all = [...this.boxes, ...this.polygons.map((p) => p.box)];
-    return [Math.min(...all.map((b) => b[0])), Math.min(...all.map((b) => b[1])), Math.max(...all.map((b) => b[2])), Math.max(...all.map((b) => b[3]))];
+    return [
+      Math.min(...all.map((b) => b[0])),
+      Math.min(...all.map((b) => b[1])),
+      Math.max(...all.map((b) => b[2])),
+      Math.max(...all.map((b) => b[3])),
+    ];
   }
 }
 
@@ -57,7 +76,10 @@ function pointInRings(rings: Float64Array[], x: number, y: number): boolean {
   let c = false;
   for (const r of rings) {
     for (let i = 0, j = r.length - 2; i < r.length; j = i, i += 2) {
-      const xi = r[i]!, yi = r[i + 1]!, xj = r[j]!, yj = r[j + 1]!;
+      const xi = r[i]!,
+        yi = r[i + 1]!,
+        xj = r[j]!,
+        yj = r[j + 1]!;
       if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) c = !c;
     }
   }
@@ -70,7 +92,12 @@ function segmentHitsBox(ax: number, ay: number, bx: number, by: number, b: Box):
   let t1 = 1;
   const dx = bx - ax;
   const dy = by - ay;
-  const checks: Array<[number, number]> = [[-dx, ax - b[0]], [dx, b[2] - ax], [-dy, ay - b[1]], [dy, b[3] - ay]];
+  const checks: Array<[number, number]> = [
+    [-dx, ax - b[0]],
+    [dx, b[2] - ax],
+    [-dy, ay - b[1]],
+    [dy, b[3] - ay],
+  ];
   for (const [p, q] of checks) {
     if (p === 0) {
       if (q < 0) return false;

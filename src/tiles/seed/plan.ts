@@ -32,7 +32,13 @@ export function* walk(area: SeedArea, zooms: number[]): Generator<TileAddress> {
     if (!area.touches(z, x, y)) return;
     if (wanted.has(z)) yield { z, x, y };
     if (z === maxZ) return;
-    for (const [dx, dy] of [[0, 0], [1, 0], [0, 1], [1, 1]] as const) yield* visit(z + 1, x * 2 + dx, y * 2 + dy);
+    for (const [dx, dy] of [
+      [0, 0],
+      [1, 0],
+      [0, 1],
+      [1, 1],
+    ] as const)
+      yield* visit(z + 1, x * 2 + dx, y * 2 + dy);
   }
   yield* visit(0, 0, 0);
 }

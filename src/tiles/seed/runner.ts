@@ -47,7 +47,9 @@ const BATCH_MS = 1000;
  */
 export async function runSeed(o: SeedOptions): Promise<SeedResult> {
   const started = performance.now();
-  const stats = new Map<number, ZoomStats>(o.zooms.map((z) => [z, { z, written: 0, skipped: 0, missing: 0, failed: 0, bytes: 0, originSeconds: 0 }]));
+  const stats = new Map<number, ZoomStats>(
+    o.zooms.map((z) => [z, { z, written: 0, skipped: 0, missing: 0, failed: 0, bytes: 0, originSeconds: 0 }]),
+  );
   const failed: SeedResult['failed'] = [];
   const batch = new Map<Scale, TileWrite[]>();
   let batched = 0;
@@ -107,5 +109,10 @@ export async function runSeed(o: SeedOptions): Promise<SeedResult> {
   } finally {
     flush(); // whatever was produced before an interruption is kept
   }
-  return { zooms: [...stats.values()], seconds: (performance.now() - started) / 1000, interrupted: o.signal.aborted, failed };
+  return {
+    zooms: [...stats.values()],
+    seconds: (performance.now() - started) / 1000,
+    interrupted: o.signal.aborted,
+    failed,
+  };
 }
