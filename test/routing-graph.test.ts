@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildRoadGraph } from '../src/import/roads/build-graph.js';
 import type { OsmRoads, RawRestriction } from '../src/import/roads/osm-read.js';
-import { carProfile, classCode, parseMaxspeed } from '../src/import/roads/profile.js';
+import { carProfile, classCode, parseMaxspeed } from '../src/routing/profile.js';
 import { roadsImporter } from '../src/import/roads-importer.js';
 import { BuiltinEngine } from '../src/routing/builtin-engine.js';
 import { buildCH } from '../src/routing/ch-build.js';

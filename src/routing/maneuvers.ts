@@ -1,4 +1,4 @@
-import { className } from '../import/roads/profile.js';
+import { className } from './profile.js';
 import type { RoadGraph } from './graph.js';
 import { instruction, modifierOf, type InstructionInput, type Locale } from './instructions.js';
 import type { Piece, RoutePath } from './path.js';

@@ -1,6 +1,6 @@
 import { createReadStream, statSync } from 'node:fs';
 import { OSMTransform } from 'osm-pbf-parser-node';
-import { carProfile, RELATION_TAG_KEYS, WAY_TAG_KEYS } from './profile.js';
+import { carProfile, RELATION_TAG_KEYS, WAY_TAG_KEYS } from '../../routing/profile.js';
 import { GrowF64, GrowI32, GrowU8, GrowU32 } from './grow.js';
 
 /**

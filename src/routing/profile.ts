@@ -1,6 +1,7 @@
 /**
  * The car profile: which OSM ways a car may use, how fast, and in which direction. Speeds are typical free-flow
  * speeds (km/h) per highway class, close to OSRM's car.lua defaults, and are capped by a parsed `maxspeed`.
+ * Routing owns the profile (maneuvers name road classes by it); the roads importer applies it when building the graph.
  */
 
 /** Highway classes a car may drive on, with a default speed (km/h). The index is the stored class code. */
