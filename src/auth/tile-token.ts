@@ -25,10 +25,17 @@ export function mintTileToken(callerId: string, expS: number, secret: Buffer): s
   return Buffer.concat([body, sig]).toString('base64url');
 }
 
-/** Verifies signature and expiry, then the key binding; returns the bound key id and the expiry. */
+/**
+ * Verifies signature and expiry, then the key binding; returns the bound key id and the expiry. A token is accepted
+ * only in its one canonical spelling: Node's base64url decoder ignores a dangling last character and unused low bits,
+ * so the decoded bytes are re-encoded and compared (constant time) with what was sent.
+ */
 export function verifyTileToken(token: string, secret: Buffer, nowS: number): { keyId: string; expS: number } {
   if (!TOKEN_RE.test(token)) throw new AppError('INVALID_TOKEN');
   const buf = Buffer.from(token, 'base64url');
+  const canonical = Buffer.from(buf.toString('base64url'));
+  const given = Buffer.from(token);
+  if (canonical.length !== given.length || !timingSafeEqual(canonical, given)) throw new AppError('INVALID_TOKEN');
   if (buf.length < MIN_LEN || buf.readUInt8(0) !== VERSION) throw new AppError('INVALID_TOKEN');
   const idLen = buf.readUInt8(5);
   if (buf.length !== 6 + idLen + SIG_LEN) throw new AppError('INVALID_TOKEN');
