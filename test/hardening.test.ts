@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHmac } from 'node:crypto';
 import { startServer, errorCode, type TestServer } from './helpers/app.js';
+import { signJwt } from '../src/auth/jwt.js';
 import { tileToken } from './helpers/tiles.js';
+
+const JWT_SECRET = 'jwt-secret-for-hardening-0123456789abcdef';
+const nowS = () => Math.floor(Date.now() / 1000);
+const jwt = (claims: Record<string, unknown>) =>
+  signJwt({ sub: 'u1', exp: nowS() + 3600, ...claims }, Buffer.from(JWT_SECRET));
+/** Signs a payload given as raw JSON text (JSON.stringify cannot write 1e309). */
+const rawJwt = (payload: string) => {
+  const body = `${Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url')}.${Buffer.from(payload).toString('base64url')}`;
+  return `${body}.${createHmac('sha256', JWT_SECRET).update(body).digest('base64url')}`;
+};
 
 describe('tile tokens are accepted only in their canonical spelling', () => {
   let s: TestServer;
@@ -31,5 +43,56 @@ describe('tile tokens are accepted only in their canonical spelling', () => {
       expect(r.status, variant).toBe(401);
       expect(await errorCode(r)).toBe('INVALID_TOKEN');
     }
+  });
+});
+
+describe('JWT time claims', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer({ auth: { jwt_secret: JWT_SECRET } });
+  });
+  afterAll(() => s?.close());
+  const q = '/maps/v1/autocomplete?q=doha';
+  const status = async (token: string) => {
+    const r = await s.get(q, { Authorization: `Bearer ${token}` });
+    return r.status === 200 ? 'ok' : await errorCode(r);
+  };
+
+  it('accepts a signature only in its canonical spelling', async () => {
+    const token = jwt({});
+    expect(await status(token)).toBe('ok');
+    // 32 bytes are 43 base64url characters: the last one carries 2 unused bits.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(token.at(-1)!);
+    for (const variant of [1, 2, 3].map((b) => token.slice(0, -1) + alphabet[last ^ b])) {
+      expect(await status(variant)).toBe('INVALID_TOKEN');
+    }
+    expect(await status(token + 'A')).toBe('INVALID_TOKEN');
+  });
+
+  it('honours nbf with a 60 s leeway', async () => {
+    expect(await status(jwt({ nbf: nowS() + 3600 }))).toBe('INVALID_TOKEN');
+    expect(await status(jwt({ nbf: nowS() + 120 }))).toBe('INVALID_TOKEN');
+    expect(await status(jwt({ nbf: nowS() + 30 }))).toBe('ok'); // clock skew within the leeway
+    expect(await status(jwt({ nbf: nowS() - 10 }))).toBe('ok');
+    expect(await status(jwt({ nbf: 'soon' }))).toBe('INVALID_TOKEN');
+  });
+
+  it('refuses an iat beyond the leeway in the future', async () => {
+    expect(await status(jwt({ iat: nowS() + 86_400 }))).toBe('INVALID_TOKEN');
+    expect(await status(jwt({ iat: nowS() + 30 }))).toBe('ok');
+    expect(await status(jwt({ iat: nowS() - 60 }))).toBe('ok');
+  });
+
+  it('refuses non-finite and absurd exp claims instead of treating them as never expiring', async () => {
+    expect(await status(rawJwt(`{"sub":"u1","exp":1e309}`))).toBe('INVALID_TOKEN');
+    expect(await status(rawJwt(`{"sub":"u1","exp":${nowS() + 3600},"nbf":-1e309}`))).toBe('INVALID_TOKEN');
+    expect(await status(rawJwt(`{"sub":"u1","exp":${nowS() + 3600},"iat":1e309}`))).toBe('INVALID_TOKEN');
+    expect(await status(jwt({ exp: nowS() + 10 * 365 * 86_400 }))).toBe('INVALID_TOKEN'); // past the 30-day maximum
+    expect(await status(jwt({ exp: nowS() + 29 * 86_400 }))).toBe('ok');
+    // A lifetime (exp - iat) past the maximum is refused even while the token is young.
+    expect(await status(jwt({ iat: nowS() - 10, exp: nowS() + 29 * 86_400 }))).toBe('ok');
+    expect(await status(jwt({ iat: nowS() - 2 * 86_400, exp: nowS() + 29 * 86_400 }))).toBe('INVALID_TOKEN');
+    expect(await status(jwt({ exp: nowS() + 3600.5 }))).toBe('ok'); // NumericDate may carry fractions
   });
 });

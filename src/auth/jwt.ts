@@ -11,11 +11,24 @@ export interface JwtClaims {
 
 const B64URL = /^[A-Za-z0-9_-]+$/;
 
+/** Clock skew tolerated on `nbf` and `iat` (a token issued by a clock slightly ahead of ours), in seconds. */
+export const JWT_LEEWAY_S = 60;
+/** The longest lifetime accepted: `exp` at most this far past `iat` (when given) and past now. */
+export const JWT_MAX_LIFETIME_S = 30 * 86_400;
+
+/** A NumericDate claim: absent, or a finite number (JSON.parse turns 1e309 into Infinity). */
+function numericDate(c: Record<string, unknown>, name: string): number | undefined {
+  const v = c[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new AppError('INVALID_TOKEN');
+  return v;
+}
+
 function decodeJson(part: string): Record<string, unknown> {
   if (!B64URL.test(part)) throw new AppError('INVALID_TOKEN');
   try {
-    const v = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-    if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v;
+    const v: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
   } catch {
     /* fall through */
   }
@@ -24,6 +37,8 @@ function decodeJson(part: string): Record<string, unknown> {
 
 /**
  * Verifies an HS256 JWT. Only HS256 is accepted (no `none`, no algorithm switching); `exp` and `sub` are required.
+ * Time claims must be finite numbers; `nbf` and `iat` may lie at most JWT_LEEWAY_S in the future, and `exp` at most
+ * JWT_MAX_LIFETIME_S past `iat` and past now (a token that claims to live for years is refused, not trusted).
  */
 export function verifyJwt(token: string, secret: Buffer, nowS: number): JwtClaims {
   const parts = token.split('.');
@@ -32,18 +47,28 @@ export function verifyJwt(token: string, secret: Buffer, nowS: number): JwtClaim
   const header = decodeJson(h);
   if (header.alg !== 'HS256') throw new AppError('INVALID_TOKEN');
   if (!B64URL.test(s)) throw new AppError('INVALID_TOKEN');
-  const expected = createHmac('sha256', secret).update(`${h}.${p}`).digest();
-  const given = Buffer.from(s, 'base64url');
+  // Compared as text against the canonical encoding, so a signature spelled with spare low bits set is refused too.
+  const expected = Buffer.from(createHmac('sha256', secret).update(`${h}.${p}`).digest('base64url'));
+  const given = Buffer.from(s);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new AppError('INVALID_TOKEN');
   const c = decodeJson(p);
-  if (typeof c.sub !== 'string' || !c.sub || typeof c.exp !== 'number') throw new AppError('INVALID_TOKEN');
-  if (c.exp <= nowS) throw new AppError('TOKEN_EXPIRED');
+  if (typeof c.sub !== 'string' || !c.sub) throw new AppError('INVALID_TOKEN');
+  const exp = numericDate(c, 'exp');
+  const nbf = numericDate(c, 'nbf');
+  const iat = numericDate(c, 'iat');
+  if (exp === undefined) throw new AppError('INVALID_TOKEN');
+  if (nbf !== undefined && nbf > nowS + JWT_LEEWAY_S) throw new AppError('INVALID_TOKEN');
+  if (iat !== undefined && (iat > nowS + JWT_LEEWAY_S || exp - iat > JWT_MAX_LIFETIME_S)) {
+    throw new AppError('INVALID_TOKEN');
+  }
+  if (exp > nowS + JWT_MAX_LIFETIME_S) throw new AppError('INVALID_TOKEN');
+  if (exp <= nowS) throw new AppError('TOKEN_EXPIRED');
   return {
     sub: c.sub,
     role: typeof c.role === 'string' ? c.role : 'user',
-    exp: c.exp,
+    exp,
     sid: typeof c.sid === 'string' && c.sid ? c.sid : undefined,
-    iat: typeof c.iat === 'number' ? c.iat : undefined,
+    iat,
   };
 }
 
