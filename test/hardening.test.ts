@@ -96,3 +96,30 @@ describe('JWT time claims', () => {
     expect(await status(jwt({ exp: nowS() + 3600.5 }))).toBe('ok'); // NumericDate may carry fractions
   });
 });
+
+describe('conditional requests', () => {
+  let s: TestServer;
+  let key: string;
+  beforeAll(async () => {
+    s = await startServer();
+    key = s.key().key;
+  });
+  afterAll(() => s?.close());
+
+  it('answers 304 to If-None-Match with a weak tag, a list holding the tag, or *', async () => {
+    for (const path of ['/maps/v1/style/svc', '/maps/v1/sprites/svc.json']) {
+      const first = await s.get(path, { 'X-API-Key': key });
+      expect(first.status).toBe(200);
+      const tag = first.headers.get('etag')!;
+      expect(tag).toMatch(/^"[^"]+"$/);
+      for (const inm of [tag, `W/${tag}`, `"a", W/${tag}`, `W/"zz",${tag}`, '*']) {
+        const r = await s.get(path, { 'X-API-Key': key, 'If-None-Match': inm });
+        expect(r.status, `${path} ${inm}`).toBe(304);
+        expect(r.headers.get('etag')).toBe(tag);
+      }
+      for (const inm of ['"other"', 'W/"other"', `W/${tag.slice(0, -2)}"`, tag.slice(1, -1)]) {
+        expect((await s.get(path, { 'X-API-Key': key, 'If-None-Match': inm })).status, `${path} ${inm}`).toBe(200);
+      }
+    }
+  });
+});
