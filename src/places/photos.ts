@@ -1,8 +1,15 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { constants, existsSync, readdirSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 
 const PHOTO_FILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.(jpe?g|png|webp)$/i;
 export const PLACE_CID = /^[0-9a-f]{16}$/;
+
+/**
+ * The largest operator photo file served (10 MiB). A larger file is treated as absent: it is not listed and its URL
+ * answers 404, and it is never read into memory.
+ */
+export const PHOTO_MAX_BYTES = 10 * 1024 * 1024;
 
 /**
  * Operator photos: files in <data>/photos/<place id>/ are served by the appliance at
@@ -13,13 +20,14 @@ export class PhotoSource {
   constructor(
     readonly dir: string,
     private readonly publicUrl: string,
+    readonly maxBytes = PHOTO_MAX_BYTES,
   ) {}
 
   operatorPhotos(cid: string): string[] {
     const folder = join(this.dir, cid);
     if (!PLACE_CID.test(cid) || !existsSync(folder)) return [];
     return readdirSync(folder)
-      .filter((f) => PHOTO_FILE.test(f))
+      .filter((f) => PHOTO_FILE.test(f) && this.servable(join(folder, f)))
       .sort()
       .map((f) => `${this.publicUrl}/maps/v1/place-photo-files/${cid}/${f}`);
   }
@@ -27,8 +35,44 @@ export class PhotoSource {
   /** The file for a request, or undefined when the id or name is not a valid photo reference. */
   file(cid: string, name: string): string | undefined {
     if (!PLACE_CID.test(cid) || !PHOTO_FILE.test(name) || name.includes('..')) return undefined;
-    const path = join(this.dir, cid, name);
-    return existsSync(path) ? path : undefined;
+    return join(this.dir, cid, name);
+  }
+
+  /**
+   * A photo's bytes, read off the event loop; undefined when the reference is invalid, the file is missing or not a
+   * regular file, or it is larger than maxBytes (checked on the open descriptor before anything is read).
+   */
+  async read(cid: string, name: string): Promise<Buffer | undefined> {
+    const path = this.file(cid, name);
+    if (!path) return undefined;
+    // O_NONBLOCK: a FIFO planted under a photo name must not hold a libuv thread in open(); regular files ignore it.
+    const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined);
+    if (!fh) return undefined;
+    try {
+      const st = await fh.stat();
+      if (!st.isFile() || st.size > this.maxBytes) return undefined;
+      const buf = Buffer.allocUnsafe(st.size);
+      let n = 0;
+      while (n < buf.length) {
+        const { bytesRead } = await fh.read(buf, n, buf.length - n, n);
+        if (bytesRead === 0) break; // the file shrank while being read
+        n += bytesRead;
+      }
+      return buf.subarray(0, n);
+    } catch {
+      return undefined;
+    } finally {
+      await fh.close().catch(() => undefined);
+    }
+  }
+
+  private servable(path: string): boolean {
+    try {
+      const st = statSync(path);
+      return st.isFile() && st.size <= this.maxBytes;
+    } catch {
+      return false;
+    }
   }
 }
 

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { AppError } from '../../core/errors.js';
 import { sniffImageType } from '../../core/image-type.js';
 import { invalid, requiredCoord } from '../../core/fields.js';
@@ -167,10 +166,10 @@ export function register(router: Router, s: Services): void {
       surface: 'tile',
       tileFamily: true,
       binary: true,
-      handler: (ctx) => {
-        const path = s.photos.file(ctx.params.id!, ctx.params.file!);
-        if (!path) throw new AppError('NOT_FOUND');
-        const body = readFileSync(path);
+      handler: async (ctx) => {
+        // Read off the event loop and capped at PHOTO_MAX_BYTES: a missing, oversized or unreadable file is a 404.
+        const body = await s.photos.read(ctx.params.id!, ctx.params.file!);
+        if (!body) throw new AppError('NOT_FOUND');
         const type = sniffImageType(body);
         if (!type) throw new AppError('NOT_FOUND');
         return { status: 200, headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' }, body };
