@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { ensurePlacesDb } from '../src/places/load.js';
-import { PlacesIndex } from '../src/places/store/index-db.js';
+import { PlacesIndex } from '../src/store/places/index-db.js';
 import { search } from '../src/places/search.js';
 import { reverse } from '../src/places/reverse.js';
 

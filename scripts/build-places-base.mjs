@@ -10,8 +10,8 @@ const inputs = [
   '../data/geonames-ar.tsv',
   '../dist/places/sources/gazetteer.js',
   '../dist/places/sources/countries.js',
-  '../dist/places/store/builder.js',
-  '../dist/places/store/schema.js',
+  '../dist/store/places/builder.js',
+  '../dist/store/places/schema.js',
   '../dist/core/normalize.js',
 ];
 const hash = createHash('sha256');

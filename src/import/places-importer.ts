@@ -3,10 +3,11 @@ import { createReadStream, statSync } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import { createInterface } from 'node:readline';
 import { placeCid } from '../places/ids.js';
-import { PlacesBuilder, type NewPlace, type Segment } from '../places/store/builder.js';
+import { PlacesBuilder, type NewPlace, type Segment } from '../store/places/builder.js';
 import { ContextResolver } from '../places/sources/context.js';
 import { classify, detailsOf, namesOf } from '../places/sources/osm-tags.js';
-import { ensurePlacesDb, PLACES_FILE } from '../places/load.js';
+import { ensurePlacesDb } from '../places/load.js';
+import { PLACES_FILE } from '../store/places/schema.js';
 import { NodeCoords, readPbf } from './osm-pbf.js';
 import { isGeojsonl, isPbf, type Importer, type ImportProgress } from './types.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { openDb } from '../store/db.js';
 import { STORE_FILE } from '../store/data-dir.js';
 import { MBTiles } from '../store/mbtiles.js';
-import { PLACES_FILE } from '../places/load.js';
+import { PLACES_FILE } from '../store/places/schema.js';
 import { GRAPH_FILE } from '../routing/graph.js';
 import { RenderStore } from '../render/store.js';
 import { mbtilesName, type Scale } from '../tiles/warm-store.js';

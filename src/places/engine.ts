@@ -6,7 +6,7 @@ import { cidDecimal } from './ids.js';
 import { addressOf, displayName, formattedAddress } from './format.js';
 import { reverse, type ReverseHit } from './reverse.js';
 import { search } from './search.js';
-import type { PlacesIndex } from './store/index-db.js';
+import type { PlacesIndex } from '../store/places/index-db.js';
 import type { PhotoSource } from './photos.js';
 import type {
   AutocompleteAnswer,

@@ -1,5 +1,5 @@
 import type { Locale } from './types.js';
-import type { IndexedPlace } from './store/index-db.js';
+import type { IndexedPlace } from '../store/places/index-db.js';
 
 /** The name to show in the caller's locale: Arabic or English when known, else the local name. */
 export const displayName = (p: IndexedPlace, locale: Locale): string =>

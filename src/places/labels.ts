@@ -1,8 +1,8 @@
-import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PlaceLabel, PlaceLabelSource } from '../render/place-labels.js';
-import { PLACES_FILE } from './load.js';
+import { LocalityLabelReader } from '../store/places/localities.js';
+import { PLACES_FILE } from '../store/places/schema.js';
 
 const KIND_RANK: Record<string, number> = { city: 1, town: 2, village: 3 };
 
@@ -21,38 +21,17 @@ function minImportance(zoom: number): number {
  * place nodes), most important first. Each render thread opens its own read-only connection.
  */
 export class GazetteerLabels implements PlaceLabelSource {
-  private readonly stmt;
-
-  private constructor(private readonly db: Database.Database) {
-    this.stmt = db.prepare<
-      [number, number, number, number, number, number],
-      {
-        id: number;
-        kind: string;
-        importance: number;
-        lat: number;
-        lng: number;
-        name: string;
-        name_en: string | null;
-        name_ar: string | null;
-      }
-    >(
-      `SELECT p.id, p.kind, p.importance, p.lat, p.lng, p.name, p.name_en, p.name_ar
-       FROM localities_rtree r CROSS JOIN places p ON p.id = r.id
-       WHERE r.min_lat >= ? AND r.max_lat <= ? AND r.min_lng >= ? AND r.max_lng <= ? AND p.importance >= ?
-       ORDER BY p.importance DESC LIMIT ?`,
-    );
-  }
+  private constructor(private readonly reader: LocalityLabelReader) {}
 
   static inDataDir(dataDir: string): GazetteerLabels | undefined {
     const file = join(dataDir, PLACES_FILE);
-    return existsSync(file) ? new GazetteerLabels(new Database(file, { readonly: true })) : undefined;
+    return existsSync(file) ? new GazetteerLabels(new LocalityLabelReader(file)) : undefined;
   }
 
-  labelsFor([minLng, minLat, maxLng, maxLat]: [number, number, number, number], zoom: number): PlaceLabel[] {
+  labelsFor(box: [number, number, number, number], zoom: number): PlaceLabel[] {
     const min = minImportance(zoom);
     if (min > 1.5) return [];
-    return this.stmt.all(minLat, maxLat, minLng, maxLng, min, 150).map((p) => ({
+    return this.reader.inBox(box, min, 150).map((p) => ({
       id: p.id,
       kind: p.kind,
       // The renderer's place ranks (city 1, town 2, village 3), ordered within a class by importance.
@@ -66,6 +45,6 @@ export class GazetteerLabels implements PlaceLabelSource {
   }
 
   close(): void {
-    this.db.close();
+    this.reader.close();
   }
 }

@@ -1,13 +1,11 @@
-import { copyFileSync, constants, existsSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, constants, existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { packagePath } from '../resources/paths.js';
-import { PlacesBuilder } from './store/builder.js';
-import Database from 'better-sqlite3';
-import { PlacesIndex } from './store/index-db.js';
-import { PLACES_SCHEMA_VERSION } from './store/schema.js';
+import { PlacesBuilder } from '../store/places/builder.js';
+import { PlacesIndex, placesFileVersion } from '../store/places/index-db.js';
+import { PLACES_FILE, PLACES_SCHEMA_VERSION } from '../store/places/schema.js';
 import { gazetteerPlaces, GAZETTEER_SOURCE } from './sources/gazetteer.js';
 
-export const PLACES_FILE = 'places.db';
 /** Built once by `npm install` (prepare) so a fresh data directory starts in a second, not in twenty. */
 export const BASE_PLACES = packagePath('data', 'base', PLACES_FILE);
 
@@ -28,15 +26,6 @@ export async function buildGazetteer(file: string): Promise<number> {
   return n;
 }
 
-function schemaVersion(file: string): number {
-  const db = new Database(file, { readonly: true });
-  try {
-    return db.pragma('user_version', { simple: true }) as number;
-  } finally {
-    db.close();
-  }
-}
-
 /**
  * A fresh data directory gets the embedded gazetteer: copied from the prebuilt base, or built on the spot. A places.db
  * of an older layout is set aside (places.db.old-<time>) and replaced: imports must then be run again.
@@ -44,14 +33,14 @@ function schemaVersion(file: string): number {
 export async function ensurePlacesDb(dataDir: string): Promise<'present' | 'copied' | 'built' | 'upgraded'> {
   const file = join(dataDir, PLACES_FILE);
   if (!existsSync(file)) return installBase(file);
-  if (schemaVersion(file) === PLACES_SCHEMA_VERSION) return 'present';
+  if (placesFileVersion(file) === PLACES_SCHEMA_VERSION) return 'present';
   renameSync(file, `${file}.old-${Date.now()}`);
   await installBase(file);
   return 'upgraded';
 }
 
 async function installBase(file: string): Promise<'copied' | 'built'> {
-  if (existsSync(BASE_PLACES) && schemaVersion(BASE_PLACES) === PLACES_SCHEMA_VERSION) {
+  if (existsSync(BASE_PLACES) && placesFileVersion(BASE_PLACES) === PLACES_SCHEMA_VERSION) {
     const tmp = `${file}.copy-${process.pid}`;
     copyFileSync(BASE_PLACES, tmp, constants.COPYFILE_FICLONE);
     renameSync(tmp, file);

@@ -1,5 +1,5 @@
 import { haversineMeters, type LatLng } from '../core/geo.js';
-import type { IndexedPlace, PlacesIndex, SegmentHit } from './store/index-db.js';
+import type { IndexedPlace, PlacesIndex, SegmentHit } from '../store/places/index-db.js';
 import { displayName, formattedAddress, joinAddress, streetLine } from './format.js';
 import type { Locale } from './types.js';
 

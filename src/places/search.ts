@@ -1,7 +1,7 @@
 import { haversineMeters, type LatLng } from '../core/geo.js';
 import { normalizeText, tokenize } from '../core/normalize.js';
-import { CONTEXT_MARK, cellToken } from './store/schema.js';
-import type { PlacesIndex } from './store/index-db.js';
+import { CONTEXT_MARK, cellToken } from '../store/places/schema.js';
+import type { PlacesIndex } from '../store/places/index-db.js';
 import { addressOf, displayName } from './format.js';
 import type { Locale, Prediction } from './types.js';
 

@@ -1,18 +1,8 @@
 import KDBush from 'kdbush';
-import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { haversineMeters } from '../../core/geo.js';
+import { readContextLocalities, type ContextLocality as Locality } from '../../store/places/localities.js';
 import { countryName } from './countries.js';
-
-interface Locality {
-  lat: number;
-  lng: number;
-  kind: string;
-  name_en: string | null;
-  name_ar: string | null;
-  name: string;
-  country: string | null;
-}
 
 const REACH_M: Record<string, number> = { city: 20_000, town: 8_000, village: 3_000 };
 
@@ -25,15 +15,7 @@ export class ContextResolver {
   private readonly index: KDBush;
 
   constructor(placesDb: string) {
-    if (existsSync(placesDb)) {
-      const db = new Database(placesDb, { readonly: true });
-      this.items = db
-        .prepare(
-          "SELECT lat, lng, kind, name_en, name_ar, name, country FROM places WHERE kind IN ('city', 'town', 'village')",
-        )
-        .all() as Locality[];
-      db.close();
-    }
+    if (existsSync(placesDb)) this.items = readContextLocalities(placesDb);
     this.index = new KDBush(Math.max(1, this.items.length));
     for (const l of this.items) this.index.add(l.lng, l.lat);
     if (!this.items.length) this.index.add(0, 0);

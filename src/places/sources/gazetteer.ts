@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { hasArabic } from '../../core/normalize.js';
 import { packagePath } from '../../resources/paths.js';
 import { placeCid } from '../ids.js';
-import type { NewPlace } from '../store/builder.js';
+import type { NewPlace } from '../../store/places/builder.js';
 import { countryName } from './countries.js';
 
 export const GAZETTEER_SOURCE = 'geonames';

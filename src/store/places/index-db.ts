@@ -7,6 +7,16 @@ export type SegmentHit = { place_id: number; lat1: number; lng1: number; lat2: n
 const ROW_COLS =
   'id, cid, source, kind, name, name_en, name_ar, category, country, context_en, context_ar, street, housenumber, lat, lng, importance, phone, website, hours, photos, search_names';
 
+/** The layout version a places.db was written with (SQLite `user_version`, set by the builder). */
+export function placesFileVersion(file: string): number {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.pragma('user_version', { simple: true }) as number;
+  } finally {
+    db.close();
+  }
+}
+
 /** Read-only access to places.db: FTS candidate queries, rows by id, and bounding-box lookups for reverse geocoding. */
 export class PlacesIndex {
   private readonly db: Database.Database;

@@ -1,3 +1,6 @@
+/** The places index in the data directory (and the prebuilt base copy of the embedded gazetteer). */
+export const PLACES_FILE = 'places.db';
+
 /** Bumped whenever the layout below changes; an older places.db is set aside and rebuilt. */
 export const PLACES_SCHEMA_VERSION = 3;
 
