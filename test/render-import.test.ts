@@ -7,7 +7,7 @@ import { renderImporter } from '../src/import/render-importer.js';
 import { labelLines } from '../src/render/features.js';
 import { orientRings } from '../src/import/render/orient.js';
 import { latToY, lngToX } from '../src/render/mercator.js';
-import { RenderStore } from '../src/render/store.js';
+import { RenderStore } from '../src/store/render/reader.js';
 import { TileRenderer } from '../src/render/tile-renderer.js';
 import { COLORS } from '../src/render/style.js';
 import { MONACO_PBF } from './helpers/fixtures.js';

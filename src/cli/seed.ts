@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { join, resolve } from 'node:path';
-import { RENDER_DB } from '../render/store.js';
+import { RENDER_DB } from '../store/render/schema.js';
 import { renderDataClock } from '../tiles/origins/render.js';
 import { prepareDataDir } from '../store/data-dir.js';
 import type { MBTiles } from '../store/mbtiles.js';

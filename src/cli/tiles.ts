@@ -3,7 +3,7 @@ import { existsSync, rmSync, statSync } from 'node:fs';
 import { loadImage } from '@napi-rs/canvas';
 import { prepareDataDir } from '../store/data-dir.js';
 import { MBTiles, tileHash, tmsRow } from '../store/mbtiles.js';
-import { RenderStore } from '../render/store.js';
+import { RenderStore } from '../store/render/reader.js';
 import { SeedArea } from '../tiles/seed/area.js';
 import { parseZooms, walk } from '../tiles/seed/plan.js';
 import { defaultMetadata, type Scale } from '../tiles/warm-store.js';

@@ -1,6 +1,6 @@
 import { basename, join } from 'node:path';
-import { RENDER_DB } from '../render/store.js';
-import { RenderStoreWriter } from '../render/store-writer.js';
+import { RENDER_DB } from '../store/render/schema.js';
+import { RenderStoreWriter } from '../store/render/writer.js';
 import { ringsBox } from '../render/mercator.js';
 import { readOsm } from './render/osm-read.js';
 import { isPbf, type Importer } from './types.js';

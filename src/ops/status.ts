@@ -5,7 +5,7 @@ import { STORE_FILE } from '../store/data-dir.js';
 import { MBTiles } from '../store/mbtiles.js';
 import { PLACES_FILE } from '../store/places/schema.js';
 import { GRAPH_FILE } from '../routing/graph.js';
-import { RenderStore } from '../render/store.js';
+import { RenderStore } from '../store/render/reader.js';
 import { mbtilesName, type Scale } from '../tiles/warm-store.js';
 import { processAlive, readPidFile } from './pidfile.js';
 

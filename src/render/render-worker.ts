@@ -4,7 +4,7 @@
  * the server's event loop free for cache hits while tiles render.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { RenderStore } from './store.js';
+import { RenderStore } from '../store/render/reader.js';
 import { TileRenderer } from './tile-renderer.js';
 import { GazetteerLabels } from '../places/labels.js';
 import type { TileFormat } from '../tiles/types.js';

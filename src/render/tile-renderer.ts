@@ -8,7 +8,7 @@ import { ensureFonts } from './fonts.js';
 import { LabelLayer } from './labels.js';
 import { latToY, lngToX, xToLng, yToLat } from './mercator.js';
 import { noPlaceLabels, type PlaceLabelSource } from './place-labels.js';
-import type { RenderStore } from './store.js';
+import type { RenderStore } from '../store/render/reader.js';
 import { View } from './view.js';
 
 /** How far beyond the visible area features and labels are considered, in CSS px: the widest label fits in it. */

@@ -1,7 +1,8 @@
 import { renameSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { encodeRings, type MapFeature } from './features.js';
-import { RENDER_SCHEMA } from './store.js';
+import type { MapFeature } from '../../render/features.js';
+import { encodeRings } from './rings-blob.js';
+import { RENDER_SCHEMA } from './schema.js';
 
 /**
  * Write side of render.db: builds a complete file under a temporary name and renames it over the live one, so a
