@@ -147,7 +147,7 @@ function startServer(kind: 'app' | 'bare', args: string[], env: NodeJS.ProcessEn
   });
   children.add(child);
   const exited = new Promise<void>((res) => child.once('exit', () => res()));
-  exited.then(() => children.delete(child));
+  void exited.then(() => children.delete(child));
 
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -166,7 +166,7 @@ function startServer(kind: 'app' | 'bare', args: string[], env: NodeJS.ProcessEn
       clearTimeout(timer);
       reject(new Error(`${kind} server exited before it was ready (code ${code}, signal ${signal})`));
     });
-    const lines = createInterface({ input: child.stdout! });
+    const lines = createInterface({ input: child.stdout });
     lines.once('line', (line) => {
       clearTimeout(timer);
       let ready: ReadyLine;
@@ -176,7 +176,7 @@ function startServer(kind: 'app' | 'bare', args: string[], env: NodeJS.ProcessEn
         void stop();
         return reject(new Error(`${kind} server printed something other than its ready line: ${line}`));
       }
-      child.stdout!.resume(); // keep draining in case it prints more
+      child.stdout.resume(); // keep draining in case it prints more
       resolvePromise({
         kind,
         port: ready.port,

@@ -124,7 +124,7 @@ async function main() {
     });
     child.p = p;
     const ready = await new Promise<{ port: number; apiKey: string }>((res, rej) => {
-      p.stdout!.once('data', (d) => res(JSON.parse(String(d))));
+      p.stdout.once('data', (d) => res(JSON.parse(String(d))));
       p.once('exit', (c) => rej(new Error(`server exited ${c}`)));
     });
     const base = `http://127.0.0.1:${ready.port}`;

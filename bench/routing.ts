@@ -67,10 +67,10 @@ async function http(dir: string, pairs: Array<[LatLng, LatLng]>) {
   });
   try {
     const line = await new Promise<string>((res, rej) => {
-      createInterface({ input: child.stdout! }).once('line', res);
+      createInterface({ input: child.stdout }).once('line', res);
       child.once('exit', (code) => rej(new Error(`serve-app exited early (${code})`)));
     });
-    child.stdout!.resume();
+    child.stdout.resume();
     const { port, apiKey } = JSON.parse(line) as ReadyLine;
     const url = `http://127.0.0.1:${port}/maps/v1/directions`;
     const post = (a: LatLng, b: LatLng) =>

@@ -32,10 +32,10 @@ export function startProc(script: string, args: string[], env: NodeJS.ProcessEnv
   return new Promise((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`${script}: no ready line in 60 s`)), 60_000);
     child.once('exit', (code) => rej(new Error(`${script} exited early (${code})`)));
-    createInterface({ input: child.stdout! }).once('line', (line) => {
+    createInterface({ input: child.stdout }).once('line', (line) => {
       clearTimeout(timer);
       const ready = JSON.parse(line) as ReadyLine;
-      child.stdout!.resume();
+      child.stdout.resume();
       res({
         port: ready.port,
         ready,

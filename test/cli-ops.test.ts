@@ -51,7 +51,7 @@ describe('status and quotas over a live data directory', () => {
     expect(r.out).toContain('api keys        2 (2 active)');
     expect(r.out).toMatch(/^ {2}geonames +\d{3},\d{3} rows {2}imported \d{4}-\d\d-\d\dT.*\(cities500\)$/m);
     expect(r.out).toContain('road graph      none imported');
-    expect(r.out).toMatch(/^tile pyramid    tiles\.mbtiles \(256 px\)/m);
+    expect(r.out).toMatch(/^tile pyramid {4}tiles\.mbtiles \(256 px\)/m);
     expect(r.out).toMatch(/^ +2 +1 +[\d.]+ k?B$/m); // zoom 2: one tile stored
     const j = JSON.parse((await cli({}, 'status', '--data', data, '--url', s.url, '--json')).out);
     expect(j.places.sources[0]).toMatchObject({ source: 'geonames', file: 'cities500' });

@@ -155,7 +155,7 @@ describe('svcmaps seed and tiles', () => {
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let err = '';
-    child.stderr!.on('data', (d) => (err += d));
+    child.stderr.on('data', (d) => (err += d));
     const file = join(data, 'tiles@3x.mbtiles');
     for (let i = 0; i < 400 && countTiles(file) < 1; i++) await new Promise((r) => setTimeout(r, 50));
     child.kill('SIGINT');

@@ -26,8 +26,8 @@ export class HotTier {
     return this.lru.calculatedSize;
   }
 
-  /** Health probe: a write and read-back round trip. */
-  check(): 'ok' | string {
+  /** Health probe: a write and read-back round trip; 'ok' or what failed. */
+  check(): string {
     const k = '\0health';
     try {
       this.lru.set(k, Buffer.from('ok'));

@@ -1,9 +1,9 @@
-import { Command } from 'commander';
+import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { checkConfig, publishedSchema } from '../ops/config-check.js';
 import { CliError, type Io } from './io.js';
 
 /** `svcmaps config check` validates what `serve` would load; `svcmaps config schema` prints the JSON Schema. */
-export function makeConfigCommand(io: Io): Command {
+export function makeConfigCommand(io: Io): CommandUnknownOpts {
   const config = new Command('config').description('check the configuration or print its JSON Schema');
   config
     .command('check')

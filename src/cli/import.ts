@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { existsSync, statSync } from 'node:fs';
 import { IMPORTERS } from '../import/importers.js';
 import { prepareDataDir } from '../store/data-dir.js';
@@ -6,7 +6,7 @@ import { CliError, type Io } from './io.js';
 import { commandConfig } from './options.js';
 import { progressBar } from './ui/progress.js';
 
-export function makeImportCommand(io: Io, signals: NodeJS.EventEmitter = process): Command {
+export function makeImportCommand(io: Io, signals: NodeJS.EventEmitter = process): CommandUnknownOpts {
   return new Command('import')
     .description(
       'import OpenStreetMap data (.osm.pbf, or newline-delimited GeoJSON .geojsonl[.gz]) into the data directory',

@@ -1,7 +1,7 @@
 /** Where commands write; tests pass their own to capture output. Only bin/ ever exits the process. */
 export interface Io {
-  out(text: string): void;
-  err(text: string): void;
+  out: (text: string) => void;
+  err: (text: string) => void;
   env: NodeJS.ProcessEnv;
 }
 

@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { AppError } from '../core/errors.js';
 import { parseDuration } from '../core/duration.js';
 import { systemClock, nowSeconds } from '../core/clock.js';
@@ -64,9 +64,9 @@ function checkId(id: string): string {
   return id;
 }
 
-export function makeKeysCommand(io: Io): Command {
+export function makeKeysCommand(io: Io): CommandUnknownOpts {
   const keys = new Command('keys').description('create, list, show and revoke API keys');
-  const common = (c: Command) =>
+  const common = <A extends unknown[]>(c: Command<A>) =>
     c
       .option('--data <dir>', 'data directory (env SVCMAPS_DATA)')
       .option('--config <file>', 'config file (JSON)')

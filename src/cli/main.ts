@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { CliError, processIo, type Io } from './io.js';
 import { makeKeysCommand } from './keys.js';
 import { makeServeCommand } from './serve.js';
@@ -11,7 +11,7 @@ import { makeStatusCommand } from './status.js';
 import { makeConfigCommand } from './config.js';
 import { makeReloadCommand } from './reload.js';
 
-export function makeProgram(io: Io): Command {
+export function makeProgram(io: Io): CommandUnknownOpts {
   const program = new Command('svcmaps')
     .description('self-hostable maps appliance: places, routing, tiles, styles and glyphs, offline')
     .version('0.1.0')
@@ -26,7 +26,7 @@ export function makeProgram(io: Io): Command {
   program.addCommand(makeSelftestCommand(io));
   program.addCommand(makeReloadCommand(io));
   program.addCommand(makeConfigCommand(io));
-  const configure = (c: Command) => {
+  const configure = (c: CommandUnknownOpts) => {
     c.exitOverride();
     c.configureOutput({ writeOut: io.out, writeErr: io.err });
     c.commands.forEach(configure);

@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { render } from 'ink';
 import { KEY_ID_RE } from '../auth/api-keys.js';
 import { prepareDataDir } from '../store/data-dir.js';
@@ -7,7 +7,7 @@ import { QuotasView } from './ui/quotas-view.js';
 import { CliError, type Io } from './io.js';
 import { commandConfig, positiveInt } from './options.js';
 
-export function makeQuotasCommand(io: Io): Command {
+export function makeQuotasCommand(io: Io): CommandUnknownOpts {
   return new Command('quotas')
     .description('per-key usage today (UTC) by bucket against the daily quota, rate limit, last seen and plan')
     .option('--data <dir>', 'data directory (env SVCMAPS_DATA)')

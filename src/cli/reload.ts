@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { prepareDataDir } from '../store/data-dir.js';
 import { processAlive, readPidFile, readReloadStatus, type ReloadStatus } from '../ops/pidfile.js';
 import { CliError, type Io } from './io.js';
@@ -22,7 +22,7 @@ async function awaitStatus(
   return undefined;
 }
 
-export function makeReloadCommand(io: Io): Command {
+export function makeReloadCommand(io: Io): CommandUnknownOpts {
   return new Command('reload')
     .description(
       're-open imported data (places index, road graph, render data) in the running server without a restart',

@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { join, resolve } from 'node:path';
 import { RENDER_DB } from '../store/render/schema.js';
 import { renderDataClock } from '../tiles/origins/render.js';
@@ -25,7 +25,7 @@ function parseScales(s: string): Scale[] {
   return [...new Set(out)].sort() as Scale[];
 }
 
-export function makeSeedCommand(io: Io, signals: NodeJS.EventEmitter = process): Command {
+export function makeSeedCommand(io: Io, signals: NodeJS.EventEmitter = process): CommandUnknownOpts {
   return new Command('seed')
     .description('pre-render (or pre-fetch) tiles for an area into the MBTiles warm store, for offline use')
     .option('--bbox <minLng,minLat,maxLng,maxLat>', 'area to seed (repeatable)', collect)
@@ -79,7 +79,7 @@ export function makeSeedCommand(io: Io, signals: NodeJS.EventEmitter = process):
         let zooms: number[];
         try {
           area = new SeedArea(
-            args.bbox.map(SeedArea.parseBbox),
+            args.bbox.map((b) => SeedArea.parseBbox(b)),
             args.polygon ? SeedArea.parsePolygonFile(args.polygon) : [],
           );
           zooms = parseZooms(args.zoom);

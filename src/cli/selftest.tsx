@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { render } from 'ink';
 import { Client } from '../ops/selftest/client.js';
 import { startLocal, type LocalAppliance } from '../ops/selftest/local.js';
@@ -62,7 +62,7 @@ function parseRoute(v: string): [[number, number], [number, number]] {
   ];
 }
 
-export function makeSelftestCommand(io: Io, signals: NodeJS.EventEmitter = process): Command {
+export function makeSelftestCommand(io: Io, signals: NodeJS.EventEmitter = process): CommandUnknownOpts {
   return new Command('selftest')
     .description(
       'end-to-end checks of every capability over HTTP: on a throwaway copy of the data directory, or against a running server',
@@ -110,11 +110,12 @@ export function makeSelftestCommand(io: Io, signals: NodeJS.EventEmitter = proce
       signals.once('SIGINT', interrupt);
       signals.once('SIGTERM', interrupt);
       try {
-        if (o.url)
+        // --url always comes with --key (checked above).
+        if (o.url && o.key)
           target = {
             mode: 'remote',
-            url: String(o.url).replace(/\/+$/, ''),
-            client: new Client(String(o.url).replace(/\/+$/, ''), o.key),
+            url: o.url.replace(/\/+$/, ''),
+            client: new Client(o.url.replace(/\/+$/, ''), o.key),
           };
         else {
           display?.phase('copying the data directory and starting a throwaway appliance…');

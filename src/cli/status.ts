@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { inspectDataDir, probeServer, type StatusReport } from '../ops/status.js';
@@ -56,7 +56,7 @@ function render(r: StatusReport): string {
 }
 
 /** Exit codes: 0 = data directory present and server up, 3 = server not answering (like `systemctl status`), 1 = error. */
-export function makeStatusCommand(io: Io): Command {
+export function makeStatusCommand(io: Io): CommandUnknownOpts {
   return new Command('status')
     .description(
       'what the data directory holds (places sources, road graph, tile pyramid, disk use) and whether a server is up',

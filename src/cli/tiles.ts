@@ -1,9 +1,9 @@
-import { Command } from 'commander';
+import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { existsSync, rmSync, statSync } from 'node:fs';
-import { loadImage } from '@napi-rs/canvas';
 import { prepareDataDir } from '../store/data-dir.js';
 import { MBTiles, tileHash, tmsRow } from '../store/mbtiles.js';
 import { RenderStore } from '../store/render/reader.js';
+import { decodedImageSize } from '../render/tile-image.js';
 import { SeedArea } from '../tiles/seed/area.js';
 import { parseZooms, walk } from '../tiles/seed/plan.js';
 import { defaultMetadata, type Scale } from '../tiles/warm-store.js';
@@ -90,7 +90,7 @@ async function validate(io: Io, o: { data?: string; config?: string; json?: bool
         if (row.x < 0 || row.x >= n || row.r < 0 || row.r >= n) problems.push(`${at}: outside the 2^z grid`);
         if (row.h && row.h !== tileHash(row.d)) problems.push(`${at}: content does not match its stored hash`);
         try {
-          const img = await loadImage(row.d);
+          const img = await decodedImageSize(row.d);
           if (t.scale && (img.width !== 256 * t.scale || img.height !== 256 * t.scale))
             problems.push(`${at}: ${img.width}x${img.height}, expected ${256 * t.scale} px`);
         } catch (e) {
@@ -133,7 +133,7 @@ function exportTiles(
   let area: SeedArea;
   let zooms: number[];
   try {
-    area = new SeedArea(o.bbox.map(SeedArea.parseBbox), []);
+    area = new SeedArea(o.bbox.map((b) => SeedArea.parseBbox(b)), []);
     zooms = parseZooms(o.zoom);
   } catch (e) {
     throw new CliError((e as Error).message);
@@ -159,7 +159,10 @@ function exportTiles(
       batch.push({ ...t, data: tile.data });
       copied++;
       bytes += tile.data.length;
-      if (batch.length >= 500) (to.putMany(batch), (batch = []));
+      if (batch.length >= 500) {
+        to.putMany(batch);
+        batch = [];
+      }
     }
     to.putMany(batch);
     const b = area.box;
@@ -175,8 +178,8 @@ function exportTiles(
   else io.out(`exported ${copied} tiles (${fmtBytes(bytes)}) to ${o.output}\n`);
 }
 
-export function makeTilesCommand(io: Io): Command {
-  const common = (c: Command) =>
+export function makeTilesCommand(io: Io): CommandUnknownOpts {
+  const common = <A extends unknown[]>(c: Command<A>) =>
     c
       .option('--data <dir>', 'data directory (env SVCMAPS_DATA)')
       .option('--config <file>', 'config file (JSON)')

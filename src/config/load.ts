@@ -12,7 +12,7 @@ const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && 
 
 function merge(base: Json, over: Json): Json {
   const out: Json = { ...base };
-  for (const [k, v] of Object.entries(over)) out[k] = isObj(v) && isObj(base[k]) ? merge(base[k] as Json, v) : v;
+  for (const [k, v] of Object.entries(over)) out[k] = isObj(v) && isObj(base[k]) ? merge(base[k], v) : v;
   return out;
 }
 
@@ -49,7 +49,7 @@ export function envLayer(env: NodeJS.ProcessEnv): Json {
       }
     }
     let node = out;
-    for (const key of path.slice(0, -1)) node = (node[key] = isObj(node[key]) ? node[key] : {}) as Json;
+    for (const key of path.slice(0, -1)) node = (node[key] = isObj(node[key]) ? node[key] : {});
     node[path[path.length - 1]!] = value;
   }
   return out;

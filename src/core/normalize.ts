@@ -4,6 +4,8 @@
  * alef maksura ى to ي, ta marbuta ة to ه, hamza carriers ؤ ئ to و ي; Eastern Arabic and Persian digits to ASCII.
  * Latin: NFKD, drop combining marks, lower case. Everything else becomes a token separator.
  */
+// Every member is a combining mark on purpose (harakat, superscript alef, Quranic marks) plus tatweel.
+// eslint-disable-next-line no-misleading-character-class
 const ARABIC_MARKS = /[\u064B-\u065F\u0670\u0640\u06D6-\u06ED]/g;
 const FOLDS: Record<string, string> = {
   أ: 'ا',

@@ -42,7 +42,7 @@ export async function* readPbf(
   try {
     for await (const batch of parsed as AsyncIterable<Array<OsmEntity | { type?: undefined }>>) {
       if (signal?.aborted) throw new Error('aborted');
-      for (const e of batch) if (e.type) yield e as OsmEntity;
+      for (const e of batch) if (e.type) yield e;
     }
   } finally {
     input.destroy();

@@ -93,7 +93,7 @@ async function* fromGeojsonl(
     if (!line.trim()) continue;
     let f: { geometry?: { type?: string; coordinates?: number[] }; properties?: Tags & { '@id'?: string } };
     try {
-      f = JSON.parse(line);
+      f = JSON.parse(line) as typeof f;
     } catch {
       continue; // a damaged line costs one feature, not the import
     }

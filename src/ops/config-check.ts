@@ -127,6 +127,6 @@ export function publishedSchema(): Record<string, unknown> {
     title: 'svcmaps configuration file',
     description:
       'Every key is optional; precedence is command-line flags > SVCMAPS_* environment (nested keys joined by __) > this file > defaults.',
-    ...withDefaults(CONFIG_SCHEMA as Record<string, unknown>, DEFAULTS),
+    ...withDefaults(CONFIG_SCHEMA, DEFAULTS),
   };
 }

@@ -35,7 +35,7 @@ export interface StatusReport {
     up: boolean;
     pid?: number;
     pid_alive?: boolean;
-    health?: Record<string, unknown>;
+    health?: { postgres?: string; redis?: string; svc_wired?: boolean };
     error?: string;
   };
 }
@@ -163,7 +163,7 @@ export async function probeServer(url: string, root: string, timeoutMs = 2000): 
   const pid = pidInfo ? { pid: pidInfo.pid, pid_alive: processAlive(pidInfo.pid) } : {};
   try {
     const res = await fetch(`${url.replace(/\/+$/, '')}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
-    const health = (await res.json()) as Record<string, unknown>;
+    const health = (await res.json()) as NonNullable<StatusReport['server']['health']>;
     return { url, up: res.status === 200, ...pid, health };
   } catch (e) {
     const err = e as Error & { cause?: { code?: string } };

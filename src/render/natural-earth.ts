@@ -188,7 +188,7 @@ function labelPoint(full: Float64Array): [number, number] {
 /** Country names in English (Natural Earth) and Arabic (i18n-iso-countries, keyed by the ISO numeric id). */
 export function countryLabels(): CountryLabel[] {
   if (labels) return labels;
-  countries.registerLocale(require('i18n-iso-countries/langs/ar.json'));
+  countries.registerLocale(require('i18n-iso-countries/langs/ar.json') as countries.LocaleData);
   const topo = readTopo('50m');
   const fc = feature(topo, topo.objects.countries as GeometryObject) as unknown as {
     features: Array<{

@@ -1,4 +1,4 @@
-import { type Canvas, createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
+import { type Canvas, createCanvas } from '@napi-rs/canvas';
 import type { TileFormat } from '../tiles/types.js';
 import { drawBorders, drawCountryLabels, drawLand } from './draw-basemap.js';
 import { drawPlaceLabels, drawPoiLabels, drawRoadLabels } from './draw-labels.js';
@@ -87,7 +87,7 @@ export class TileRenderer {
   async renderTile(z: number, x: number, y: number, scale: number, format: TileFormat): Promise<Buffer> {
     const size = 256 * scale;
     const canvas = createCanvas(size, size);
-    const ctx = canvas.getContext('2d') as SKRSContext2D;
+    const ctx = canvas.getContext('2d');
     ctx.scale(scale, scale);
     const n = 2 ** z;
     this.draw(new View(ctx, z, x / n, y / n, 256, 256));

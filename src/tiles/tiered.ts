@@ -8,7 +8,7 @@ import { OriginError, type TileOrigin } from './origins/types.js';
 import { SingleFlight } from './single-flight.js';
 import { transcode } from './transcode.js';
 import type { TileAnswer, TileRequest, TileService } from './types.js';
-import type { Scale, WarmStore } from './warm-store.js';
+import type { WarmStore } from './warm-store.js';
 
 export interface TieredOptions {
   hot: HotTier;
@@ -77,7 +77,7 @@ export class TieredTileService implements TileService {
   }
 
   private async produce(r: TileRequest): Promise<Produced> {
-    const scale = r.scale as Scale;
+    const scale = r.scale;
     const stored = this.o.warm?.get(r.z, r.x, r.y, scale);
     const origin = this.o.origin;
     if (stored && (!origin || stored.updatedAt >= (this.o.validSince?.() ?? 0)))
@@ -123,7 +123,7 @@ export class TieredTileService implements TileService {
         error: (e as Error).message,
       });
     const a = this.o.warm
-      ? await ancestorTile(this.o.warm, r.z, r.x, r.y, r.scale as Scale, r.format).catch(() => undefined)
+      ? await ancestorTile(this.o.warm, r.z, r.x, r.y, r.scale, r.format).catch(() => undefined)
       : undefined;
     if (a) return { bytes: a.bytes, source: `ancestor-z${a.z}` };
     throw new AppError(timedOut ? 'TILE_ORIGIN_TIMEOUT' : 'TILE_ORIGIN_FAILED');

@@ -33,10 +33,10 @@ export function serveProcess(args: string[]): Promise<{ proc: ChildProcess; url:
     env: { ...process.env, SVCMAPS_DATA: '' },
   });
   let err = '';
-  proc.stderr!.on('data', (d) => (err += d));
+  proc.stderr.on('data', (d) => (err += d));
   return new Promise((resolve, reject) => {
     let out = '';
-    proc.stdout!.on('data', (d) => {
+    proc.stdout.on('data', (d) => {
       out += d;
       const m = /listening on (\S+)/.exec(out);
       if (m) resolve({ proc, url: m[1]!, log: () => err });

@@ -89,7 +89,7 @@ export async function readOsm(
     }
     for (const item of chunk) {
       if (!('type' in item)) {
-        header = item as OsmHeader;
+        header = item;
         continue;
       }
       if (item.type === 'node') {

@@ -8,7 +8,7 @@ function growable<T extends Float64Array | Uint32Array | Uint8Array | Int32Array
     push(v: number): void {
       if (this.length === this.a.length) {
         const b = new Ctor(this.a.length * 2);
-        b.set(this.a as never);
+        b.set(this.a);
         this.a = b;
       }
       this.a[this.length++] = v;

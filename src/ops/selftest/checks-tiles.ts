@@ -68,7 +68,7 @@ export function tileChecks(tile = freshTile()): Check[] {
       async run({ client }) {
         const r = await client.get('/maps/v1/style/raster-nav?token=abc');
         expectStatus(r, 200, 'style raster-nav');
-        const s = r.json();
+        const s = r.json<{ version: number; sources?: Record<string, unknown>; layers: unknown[]; glyphs: string }>();
         const src = Object.values(s.sources ?? {})[0] as { tiles?: string[]; tileSize?: number } | undefined;
         expect(
           s.version === 8 && src?.tiles?.[0]?.includes('{z}/{x}/{y}@2x') && src.tileSize === 256,

@@ -4,7 +4,7 @@ export interface Reply {
   headers: Headers;
   body: Buffer;
   ms: number;
-  json<T = Record<string, any>>(): T;
+  json<T = unknown>(): T;
   code(): string;
 }
 
@@ -39,10 +39,10 @@ export class Client {
       headers: res.headers,
       body,
       ms,
-      json: () => JSON.parse(body.toString('utf8')),
+      json: <T>() => JSON.parse(body.toString('utf8')) as T,
       code() {
         try {
-          const j = JSON.parse(body.toString('utf8'));
+          const j = JSON.parse(body.toString('utf8')) as { error?: { code?: string }; code?: string };
           return j.error?.code ?? j.code ?? '';
         } catch {
           return '';
