@@ -9,5 +9,14 @@ export default defineConfig({
     // CI also writes a JSON report, from which .ci/run prints a one-line "N passed, N failed" summary.
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: process.env.CI ? { json: 'test-output/vitest.json' } : undefined,
+    // Coverage of the in-process code on every run; the thresholds sit at the measured level so they cannot slide.
+    // (CLI child processes the tests spawn run dist/ and are not counted.)
+    coverage: {
+      enabled: true,
+      provider: 'v8',
+      include: ['src/**/*.{ts,tsx}'],
+      reporter: ['text-summary', 'json-summary'],
+      reportsDirectory: 'test-output/coverage',
+    },
   },
 });
