@@ -1,5 +1,4 @@
-import { createCanvas, loadImage } from '@napi-rs/canvas';
-import { encodeCanvas } from '../render/tile-renderer.js';
+import { enlargeGridCell } from '../render/tile-image.js';
 import type { TileFormat } from './types.js';
 import type { Scale, WarmStore } from './warm-store.js';
 
@@ -29,17 +28,9 @@ export async function ancestorTile(
     const ay = y >> up;
     const stored = warm.get(az, ax, ay, scale);
     if (!stored) continue;
-    const img = await loadImage(stored.data);
-    const size = 256 * scale;
-    const span = img.width / 2 ** up; // source pixels covering the wanted tile
-    const sx = (x - (ax << up)) * span;
-    const sy = (y - (ay << up)) * (img.height / 2 ** up);
-    const canvas = createCanvas(size, size);
-    const ctx = canvas.getContext('2d');
-    ctx.imageSmoothingEnabled = true;
-    ctx.imageSmoothingQuality = 'high';
-    ctx.drawImage(img, sx, sy, span, img.height / 2 ** up, 0, 0, size, size);
-    return { bytes: await encodeCanvas(canvas, format), z: az };
+    // The wanted tile is one cell of a 2^up x 2^up grid over the ancestor.
+    const bytes = await enlargeGridCell(stored.data, up, x - (ax << up), y - (ay << up), 256 * scale, format);
+    return { bytes, z: az };
   }
   return undefined;
 }
