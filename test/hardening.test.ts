@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startServer, errorCode, type TestServer } from './helpers/app.js';
 import { signJwt } from '../src/auth/jwt.js';
 import { tileToken } from './helpers/tiles.js';
+import { CLI, cli, exited, serveProcess } from './helpers/cli.js';
 
 const JWT_SECRET = 'jwt-secret-for-hardening-0123456789abcdef';
 const nowS = () => Math.floor(Date.now() / 1000);
@@ -122,4 +127,87 @@ describe('conditional requests', () => {
       }
     }
   });
+});
+
+describe('one server per data directory', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'svcmaps-lock-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Runs `svcmaps serve` expecting it to refuse: its exit code and stderr (killed after 15 s if it starts instead). */
+  const refused = (args: string[]) =>
+    new Promise<{ code: number | null; err: string; out: string }>((resolve) => {
+      const p = spawn(process.execPath, [...CLI, 'serve', ...args], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, SVCMAPS_DATA: '' },
+      });
+      let err = '';
+      let out = '';
+      p.stderr.on('data', (d) => (err += d));
+      p.stdout.on('data', (d) => (out += d));
+      const t = setTimeout(() => p.kill('SIGKILL'), 15_000);
+      p.on('exit', (code) => {
+        clearTimeout(t);
+        resolve({ code, err, out });
+      });
+    });
+
+  it('a second serve on the same data directory refuses with one line naming the running pid', async () => {
+    const data = join(dir, 'same');
+    const first = await serveProcess(['--data', data]);
+    try {
+      const pidFile = readFileSync(join(data, 'svcmaps.pid'), 'utf8');
+      const port = new URL(first.url).port;
+      const second = await refused(['--data', data, '--port', '0']);
+      expect(second.code).toBe(1);
+      expect(second.err).toMatch(
+        new RegExp(`^svcmaps: data directory .* is in use by svcmaps server pid ${first.proc.pid}\\b.*\\n$`),
+      );
+      expect(second.out).toBe('');
+      // Same port too: still refused for the directory, before it tries the port.
+      expect((await refused(['--data', data, '--port', port])).err).toMatch(/in use by svcmaps server pid/);
+      // The refused servers left the pid file alone and the first still answers.
+      expect(readFileSync(join(data, 'svcmaps.pid'), 'utf8')).toBe(pidFile);
+      expect((await fetch(`${first.url}/livez`)).status).toBe(200);
+      expect((await cli('status', '--data', data, '--json')).out).toContain(`"pid_alive":true`);
+    } finally {
+      first.proc.kill('SIGTERM');
+      await exited(first.proc);
+    }
+  }, 60_000);
+
+  it('a second serve on another data directory but the same port fails to bind with a clear message', async () => {
+    const first = await serveProcess(['--data', join(dir, 'a')]);
+    try {
+      const port = new URL(first.url).port;
+      const second = await refused(['--data', join(dir, 'b'), '--port', port, '--host', '127.0.0.1']);
+      expect(second.code).toBe(1);
+      expect(second.err.split('\n').at(-2)).toMatch(
+        new RegExp(`^svcmaps: cannot listen on 127\\.0\\.0\\.1:${port}: .*in use.*$`),
+      );
+      expect((await fetch(`${first.url}/livez`)).status).toBe(200);
+    } finally {
+      first.proc.kill('SIGTERM');
+      await exited(first.proc);
+    }
+  }, 60_000);
+
+  it('after kill -9 of the server a new serve starts on the same directory and port', async () => {
+    const data = join(dir, 'crash');
+    const first = await serveProcess(['--data', data]);
+    const port = new URL(first.url).port;
+    first.proc.kill('SIGKILL');
+    await exited(first.proc);
+    const next = await serveProcess(['--data', data, '--port', port]);
+    try {
+      expect(next.url).toBe(first.url);
+      expect((await fetch(`${next.url}/livez`)).status).toBe(200);
+      expect(JSON.parse(readFileSync(join(data, 'svcmaps.pid'), 'utf8')).pid).toBe(next.proc.pid);
+    } finally {
+      next.proc.kill('SIGTERM');
+      expect(await exited(next.proc)).toBe(0);
+    }
+  }, 60_000);
 });

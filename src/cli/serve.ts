@@ -6,6 +6,7 @@ import { prepareDataDir } from '../store/data-dir.js';
 import { CliError, type Io } from './io.js';
 import { commandConfig, portNumber } from './options.js';
 import { removePidFile, writePidFile, writeReloadStatus } from '../ops/pidfile.js';
+import { DataDirInUse, lockDataDir, type ServerLock } from '../store/server-lock.js';
 
 export function makeServeCommand(io: Io, signals: NodeJS.EventEmitter = process): Command {
   return new Command('serve')
@@ -25,6 +26,15 @@ export function makeServeCommand(io: Io, signals: NodeJS.EventEmitter = process)
       if (o.publicUrl !== undefined) flags.public_url = String(o.publicUrl).replace(/\/+$/, '');
       if (o.tlsCert) flags.tls = { cert: o.tlsCert, key: o.tlsKey };
       const config = commandConfig(io, o, flags);
+      // One server per data directory, decided before anything in it is touched: a second server would share the
+      // socket, double every key's limits and take over the pid file.
+      let lock: ServerLock;
+      try {
+        lock = lockDataDir(prepareDataDir(config.data_dir).root);
+      } catch (e) {
+        if (e instanceof DataDirInUse) throw new CliError(e.message);
+        throw e;
+      }
       const log = jsonLogger('info', io.err);
       const places = await ensurePlacesDb(prepareDataDir(config.data_dir).root);
       if (places === 'upgraded')
@@ -38,6 +48,7 @@ export function makeServeCommand(io: Io, signals: NodeJS.EventEmitter = process)
         server = await app.listen();
       } catch (e) {
         app.close();
+        lock.release();
         throw new CliError((e as Error).message);
       }
       const root = prepareDataDir(config.data_dir).root;
@@ -65,6 +76,7 @@ export function makeServeCommand(io: Io, signals: NodeJS.EventEmitter = process)
           signals.removeListener('SIGINT', onInt);
           void app.shutdown().finally(() => {
             removePidFile(root);
+            lock.release();
             log.info('stopped', { signal: sig });
             resolve();
           });

@@ -31,6 +31,22 @@ function clientIp(res: uWS.HttpResponse, headers: Record<string, string>, header
   return ip.startsWith('0000:0000:0000:0000:0000:ffff:') ? ip.slice(30) : ip.replace(/^::ffff:/, '');
 }
 
+/** uWS.ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT (a type-only enum in the typings; the native value is 1). */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+
+/** app.listen(host, port, options, cb): the native binding takes it, the typings only declare it without a host. */
+function listenExclusive(
+  app: uWS.TemplatedApp,
+  host: string,
+  port: number,
+  cb: (token: uWS.us_listen_socket | false) => void,
+): void {
+  const wide = app as unknown as {
+    listen(h: string, p: number, o: number, c: typeof cb): uWS.TemplatedApp;
+  };
+  wide.listen(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, cb);
+}
+
 /**
  * The only place uWebSockets.js is used. Its rules: copy everything from `req` synchronously, register onAborted
  * before any await, cork every write that happens after an await, and copy body chunks (uWS reuses the memory).
@@ -113,8 +129,14 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
   });
 
   return new Promise((resolve, reject) => {
-    app.listen(opts.host, opts.port, (token) => {
-      if (!token) return reject(new Error(`cannot listen on ${opts.host}:${opts.port}`));
+    // Exclusive: without it uWS sets SO_REUSEPORT and a second server on the same port would share the socket.
+    listenExclusive(app, opts.host, opts.port, (token) => {
+      if (!token)
+        return reject(
+          new Error(
+            `cannot listen on ${opts.host}:${opts.port}: the port is in use by another process or the address is not available`,
+          ),
+        );
       const port = uWS.us_socket_local_port(token);
       const scheme = opts.tls ? 'https' : 'http';
       const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
