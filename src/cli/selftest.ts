@@ -1,10 +1,10 @@
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { render } from 'ink';
 import { Client } from '../ops/selftest/client.js';
 import { startLocal, type LocalAppliance } from '../ops/selftest/local.js';
 import { allChecks, runChecks, type SelftestReport } from '../ops/selftest/runner.js';
 import type { CheckState, Target } from '../ops/selftest/types.js';
-import { SelftestView, checkLine, verdictLine } from './ui/selftest-view.js';
+import { selftestChecklist } from './ui/selftest-checklist.js';
+import { checkLine, verdictLine } from './ui/selftest-view.js';
 import { CliError, processIo, type Io } from './io.js';
 import { commandConfig } from './options.js';
 
@@ -14,22 +14,6 @@ interface Display {
   update(states: CheckState[]): void;
   finish(report: SelftestReport): void;
   abort(): void;
-}
-
-function inkDisplay(title: string, strict: boolean): Display {
-  let props = { title, phase: '', states: [] as CheckState[], report: undefined as SelftestReport | undefined, strict };
-  const view = render(<SelftestView {...props} />, { patchConsole: false, exitOnCtrlC: false });
-  const draw = () => view.rerender(<SelftestView {...props} />);
-  return {
-    phase: (phase) => ((props = { ...props, phase }), draw()),
-    update: (states) => ((props = { ...props, states }), draw()),
-    finish: (report) => {
-      props = { ...props, report };
-      draw();
-      view.unmount();
-    },
-    abort: () => view.unmount(),
-  };
 }
 
 function lineDisplay(io: Io, title: string, strict: boolean): Display {
@@ -92,7 +76,7 @@ export function makeSelftestCommand(io: Io, signals: NodeJS.EventEmitter = proce
       const display: Display | undefined = o.json
         ? undefined
         : tty
-          ? inkDisplay(title, Boolean(o.strict))
+          ? selftestChecklist(title, Boolean(o.strict))
           : lineDisplay(io, title, Boolean(o.strict));
       let local: LocalAppliance | undefined;
       let target: Target;

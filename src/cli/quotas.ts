@@ -1,9 +1,8 @@
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { render } from 'ink';
 import { KEY_ID_RE } from '../auth/api-keys.js';
 import { prepareDataDir } from '../store/data-dir.js';
 import { formatTable, quotaTable, readQuotas } from '../ops/quotas.js';
-import { QuotasView } from './ui/quotas-view.js';
+import { watchQuotas } from './ui/quotas-watch.js';
 import { CliError, type Io } from './io.js';
 import { commandConfig, positiveInt } from './options.js';
 
@@ -26,8 +25,7 @@ export function makeQuotasCommand(io: Io): CommandUnknownOpts {
       if (o.watch) {
         if (o.json || !process.stdout.isTTY)
           throw new CliError('--watch needs a terminal; use --json (repeatedly) in scripts');
-        const app = render(<QuotasView load={load} intervalMs={o.interval * 1000} />, { exitOnCtrlC: true });
-        await app.waitUntilExit();
+        await watchQuotas({ load, intervalMs: o.interval * 1000 });
         return;
       }
       if (o.json) return io.out(JSON.stringify(first) + '\n');
