@@ -58,6 +58,8 @@ export const ERRORS = {
   NOT_FOUND: spec(404, 'No such route'),
   METHOD_NOT_ALLOWED: spec(405, 'Method not allowed on this route'),
   PAYLOAD_TOO_LARGE: spec(413, 'The request body is larger than the limit'),
+  URI_TOO_LONG: spec(414, 'The URL is longer than the limit (8 KiB)'),
+  HEADERS_TOO_LARGE: spec(431, 'The request header fields are larger than the limit (8 KiB, 40 fields)'),
   INSUFFICIENT_ROLE: spec(403, 'This route requires the super_admin role'),
   KEY_NOT_FOUND: spec(404, 'No API key with this id'),
   PLACE_NOT_FOUND: spec(404, 'No place with this ID'),

@@ -15,12 +15,13 @@ export interface HttpReply {
   body?: Buffer | string;
 }
 
-export type TransportFailure = 'PAYLOAD_TOO_LARGE' | 'REQUEST_TIMEOUT' | 'INTERNAL_ERROR';
+export type TransportFailure =
+  'PAYLOAD_TOO_LARGE' | 'URI_TOO_LONG' | 'HEADERS_TOO_LARGE' | 'REQUEST_TIMEOUT' | 'INTERNAL_ERROR';
 
 /** What a server adapter needs from the app. */
 export interface RequestHandler {
   handle(req: HttpRequest): Promise<HttpReply>;
-  /** Replies for failures the adapter detects itself (oversized body, whole-request timeout). */
+  /** Replies for failures the adapter detects itself (oversized URL, headers or body, whole-request timeout). */
   fail(req: HttpRequest, code: TransportFailure): HttpReply;
   bodyLimitBytes: number;
   requestTimeoutMs: number;

@@ -19,6 +19,11 @@ export interface RunningServer {
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** The longest URL (path and query) answered; longer ones get 414. */
+export const MAX_URL_BYTES = 8192;
+/** Header fields (names and values) past this many bytes, or past this many fields, get 431. */
+export const MAX_HEADER_BYTES = 8192;
+export const MAX_HEADER_FIELDS = 40;
 const statusLine = (s: number) => `${s} ${STATUS_CODES[s] ?? 'Status'}`;
 
 function clientIp(res: uWS.HttpResponse, headers: Record<string, string>, header?: string): string {
@@ -73,16 +78,21 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
 
   app.any('/*', (res, r) => {
     const headers: Record<string, string> = {};
+    let headerBytes = 0;
+    let fields = 0;
     r.forEach((k, v) => {
+      headerBytes += k.length + v.length + 4; // "name: value\r\n"
+      fields++;
       headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
     });
+    const rawQuery = r.getQuery() ?? '';
     const method = r.getMethod().toUpperCase();
     let ip: string | undefined;
     let done = false;
     const req: HttpRequest = {
       method,
       path: r.getUrl(),
-      query: new URLSearchParams(r.getQuery() ?? ''),
+      query: new URLSearchParams(rawQuery.length <= MAX_URL_BYTES ? rawQuery : ''),
       headers,
       // Only the tile family's per-IP cap reads the address, so it is fetched on first use (while the socket is open).
       get ip() {
@@ -111,6 +121,11 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
     deadlines.add(timer);
     const dispatch = () => handler.handle(req).then(send, () => send(handler.fail(req, 'INTERNAL_ERROR')));
 
+    // Limits the app applies itself; uWS closes the connection on requests past its own (see the README).
+    if (req.path.length + rawQuery.length + 1 > MAX_URL_BYTES) return send(handler.fail(req, 'URI_TOO_LONG'));
+    if (headerBytes > MAX_HEADER_BYTES || fields > MAX_HEADER_FIELDS) {
+      return send(handler.fail(req, 'HEADERS_TOO_LARGE'));
+    }
     if (!BODY_METHODS.has(method)) return void dispatch();
     const declared = Number(headers['content-length'] ?? 0);
     if (declared > handler.bodyLimitBytes) return send(handler.fail(req, 'PAYLOAD_TOO_LARGE'));
