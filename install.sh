@@ -2,17 +2,24 @@
 # install.sh - install svcmaps on one Debian/Ubuntu machine.
 #
 # Usage: ./install.sh [--prefix DIR] [--data DIR] [--user NAME] [--port N]
-#                     [--host H] [--start] [--no-systemd] [-h|--help]
+#                     [--host H] [--start] [--no-systemd] [--unit-file PATH]
+#                     [-h|--help]
 #
 # Steps:
-#   1. check Node.js 20.x, npm and the build tools (python3, make, g++)
+#   1. check Node.js (20 or later), npm and the build tools (python3, make, g++)
 #   2. create the system user the service runs as (root only)
-#   3. `npm ci` (or `npm install` without a package-lock.json) in the prefix;
-#      this also builds dist/ through the package's `prepare` script
+#   3. `npm ci --include=dev --no-audit --no-fund` in the prefix; this also
+#      builds dist/ through the package's `prepare` script. In an offline
+#      bundle (made by `npm run bundle`, marked by .svcmaps-bundle.json) the
+#      dependencies and dist/ are already there: npm is not run and no network
+#      is needed, but the bundle must match this machine's platform and Node.js
+#      major version.
 #   4. verify that `node bin/svcmaps --help` runs
-#   5. create the data directory (mode 0700, owned by the service user)
+#   5. create the data directory (mode 0700, owned by the service user) and
+#      keep the tile-token secret in it at mode 0600
 #   6. write /etc/systemd/system/svcmaps.service (root + running systemd only;
-#      otherwise the unit is printed) and run `systemctl daemon-reload`
+#      otherwise the unit is printed; --unit-file writes it elsewhere) and run
+#      `systemctl daemon-reload`
 #   7. with --start: `systemctl enable --now svcmaps`
 #   8. print the next steps (admin key, OSM import, start, health check)
 #
@@ -33,8 +40,10 @@ set -euo pipefail
 umask 022
 
 readonly UNIT_NAME=svcmaps
-readonly UNIT_FILE=/etc/systemd/system/${UNIT_NAME}.service
-readonly REQUIRED_NODE_MAJOR=20
+readonly SYSTEM_UNIT_FILE=/etc/systemd/system/${UNIT_NAME}.service
+readonly MIN_NODE_MAJOR=20
+# Written by scripts/bundle.mjs into an offline bundle: platform, arch and Node ABI it was built for.
+readonly BUNDLE_MARKER=.svcmaps-bundle.json
 
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
 SCRIPT_NAME=$(basename -- "${BASH_SOURCE[0]}")
@@ -55,9 +64,11 @@ usage() {
   cat <<EOF
 Usage: $0 [options]
 
-Installs svcmaps on this machine: checks Node.js ${REQUIRED_NODE_MAJOR}.x and the build
-tools, installs the npm dependencies (which builds dist/), creates the service
-user and the data directory, and writes a systemd unit.
+Installs svcmaps on this machine: checks Node.js (${MIN_NODE_MAJOR} or later) and the
+build tools, installs the npm dependencies with npm ci (which builds dist/),
+creates the service user and the data directory, and writes a systemd unit.
+Inside an offline bundle (npm run bundle) the dependencies are already there:
+npm is not run and no network is needed.
 
 Options:
   --prefix DIR   where the svcmaps app lives (default: the directory holding
@@ -71,6 +82,9 @@ Options:
   --start        enable and start the systemd service (without it the unit is
                  written but not started)
   --no-systemd   do not write a systemd unit
+  --unit-file PATH
+                 write the unit to PATH instead of $SYSTEM_UNIT_FILE (no
+                 daemon-reload, no start; works without root)
   -h, --help     show this help
 
 Options also accept the --opt=value form.
@@ -93,6 +107,7 @@ PORT=8080
 HOST=127.0.0.1
 START=0
 WANT_SYSTEMD=1
+UNIT_FILE_GIVEN=''
 
 while [[ $# -gt 0 ]]; do
   opt=$1
@@ -102,7 +117,7 @@ while [[ $# -gt 0 ]]; do
     --*=*) val=${opt#*=}; opt=${opt%%=*}; inline=1 ;;
   esac
   case $opt in
-    --prefix|--data|--user|--port|--host)
+    --prefix|--data|--user|--port|--host|--unit-file)
       if [[ $inline -eq 0 ]]; then
         if [[ $# -lt 2 || $2 == -* ]]; then usage_error "$opt needs a value"; fi
         val=$2
@@ -115,6 +130,7 @@ while [[ $# -gt 0 ]]; do
         --user)   SVC_USER=$val; USER_GIVEN=1 ;;
         --port)   PORT=$val ;;
         --host)   HOST=$val ;;
+        --unit-file) UNIT_FILE_GIVEN=$val ;;
       esac
       ;;
     --start|--no-systemd|-h|--help)
@@ -170,6 +186,14 @@ check_path_chars --prefix "$PREFIX"
 grep -Eq '"name"[[:space:]]*:[[:space:]]*"svcmaps"' "$PREFIX/package.json" ||
   die "$PREFIX/package.json is not the svcmaps package; pass the right --prefix"
 
+# An offline bundle (npm run bundle) carries node_modules and dist/: npm is not run.
+BUNDLED=0
+if [[ -f $PREFIX/$BUNDLE_MARKER ]]; then
+  [[ -d $PREFIX/node_modules && -f $PREFIX/dist/cli/main.js ]] ||
+    die "$PREFIX/$BUNDLE_MARKER says this is an offline bundle, but node_modules/ or dist/ is missing: extract the whole tarball again"
+  BUNDLED=1
+fi
+
 # Service user.
 if [[ -z $SVC_USER ]]; then
   if [[ $IS_ROOT -eq 1 ]]; then SVC_USER=svcmaps; else SVC_USER=$CURRENT_USER; fi
@@ -210,10 +234,17 @@ if [[ $IS_ROOT -ne 1 && ! -d $DATA ]]; then
     die "cannot create $DATA as $CURRENT_USER ($parent is not writable); pass --data with a directory you can create, or run as root"
 fi
 
-# What happens with the systemd unit: none | install | print.
+# What happens with the systemd unit: none | install | print | file (--unit-file).
 UNIT_MODE=none
 UNIT_WHY=''
-if [[ $WANT_SYSTEMD -eq 1 ]]; then
+UNIT_FILE=$SYSTEM_UNIT_FILE
+if [[ -n $UNIT_FILE_GIVEN ]]; then
+  [[ $WANT_SYSTEMD -eq 1 ]] || usage_error "--unit-file and --no-systemd exclude each other"
+  UNIT_FILE=$(abs_path "$UNIT_FILE_GIVEN")
+  [[ $UNIT_FILE == *.service ]] || usage_error "--unit-file must name a .service file (got '$UNIT_FILE')"
+  [[ -d $(dirname -- "$UNIT_FILE") ]] || usage_error "--unit-file: $(dirname -- "$UNIT_FILE") is not a directory"
+  UNIT_MODE=file
+elif [[ $WANT_SYSTEMD -eq 1 ]]; then
   if [[ $IS_ROOT -ne 1 ]]; then
     UNIT_MODE=print
     UNIT_WHY="not running as root, so the unit is not installed"
@@ -250,10 +281,15 @@ note "service user:   $SVC_USER"
 note "listen:         $HOST:$PORT"
 case $UNIT_MODE in
   install) note "systemd unit:   $UNIT_FILE$([[ $START -eq 1 ]] && printf ' (enable and start)' || printf ' (written, not started)')" ;;
+  file)    note "systemd unit:   written to $UNIT_FILE only (--unit-file: not installed, no daemon-reload)" ;;
   print)   note "systemd unit:   printed only ($UNIT_WHY)" ;;
   none)    note "systemd unit:   skipped (--no-systemd)" ;;
 esac
-[[ $SKIP_NPM -eq 1 ]] && note "npm step:       skipped (SVCMAPS_INSTALL_SKIP_NPM)"
+if [[ $BUNDLED -eq 1 ]]; then
+  note "npm step:       skipped (offline bundle: node_modules and dist/ are included)"
+elif [[ $SKIP_NPM -eq 1 ]]; then
+  note "npm step:       skipped (SVCMAPS_INSTALL_SKIP_NPM)"
+fi
 if [[ $IS_ROOT -ne 1 ]]; then
   note "running as $CURRENT_USER (not root): no service user is created and no systemd unit is installed"
   [[ -n ${DATA_NOTE:-} ]] && note "$DATA_NOTE"
@@ -274,37 +310,60 @@ if (( PORT < 1024 )) && [[ $SVC_USER != root ]]; then
 fi
 
 say "Checking Node.js"
-NODE_HELP="Install Node.js ${REQUIRED_NODE_MAJOR}.x, e.g. from NodeSource (https://github.com/nodesource/distributions: setup_${REQUIRED_NODE_MAJOR}.x, then apt-get install -y nodejs) or an official build from https://nodejs.org/ (the distribution's own nodejs package may be another major version: apt-cache policy nodejs)."
+NODE_HELP="Install Node.js 20 (the version svcmaps is tested on; later majors pass this check but need a uWebSockets.js binary for their ABI), e.g. from NodeSource (https://github.com/nodesource/distributions: setup_20.x, then apt-get install -y nodejs) or an official build from https://nodejs.org/ (the distribution's own nodejs package may be another major version: apt-cache policy nodejs)."
 NODE_BIN=$(command -v node 2>/dev/null) || die "node was not found on PATH. $NODE_HELP"
 NODE_BIN=$(realpath -s -- "$NODE_BIN")
 NODE_VERSION=$("$NODE_BIN" -p process.versions.node 2>/dev/null) ||
   die "could not run $NODE_BIN -p process.versions.node. $NODE_HELP"
-if [[ ${NODE_VERSION%%.*} != "$REQUIRED_NODE_MAJOR" ]]; then
-  die "svcmaps needs Node.js ${REQUIRED_NODE_MAJOR}.x, found v$NODE_VERSION ($NODE_BIN). Its native HTTP server (uWebSockets.js) ships binaries for Node ${REQUIRED_NODE_MAJOR} only, so other versions cannot run it. $NODE_HELP"
+NODE_MAJOR=${NODE_VERSION%%.*}
+if ! [[ $NODE_MAJOR =~ ^[0-9]+$ ]] || (( NODE_MAJOR < MIN_NODE_MAJOR )); then
+  die "svcmaps needs Node.js ${MIN_NODE_MAJOR} or later, found v$NODE_VERSION ($NODE_BIN). $NODE_HELP"
 fi
 check_path_chars "node path" "$NODE_BIN"
-note "node v$NODE_VERSION ($NODE_BIN)"
+NODE_PLATFORM=$("$NODE_BIN" -p '`${process.platform}-${process.arch}`')
+NODE_ABI=$("$NODE_BIN" -p process.versions.modules)
+note "node v$NODE_VERSION ($NODE_BIN, $NODE_PLATFORM, module ABI $NODE_ABI)"
 
-if NPM_BIN=$(command -v npm 2>/dev/null); then
+if [[ $BUNDLED -eq 1 ]]; then
+  # The bundle's native modules (better-sqlite3, @napi-rs/canvas, uWebSockets.js) were built for one platform and
+  # Node ABI; nothing can rebuild them without the network.
+  bundle_for=$("$NODE_BIN" -e '
+    const m = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    console.log(`${m.platform}-${m.arch} ${m.node_abi} ${m.node} ${m.version}`);' "$PREFIX/$BUNDLE_MARKER") ||
+    die "$PREFIX/$BUNDLE_MARKER is unreadable; the bundle is damaged"
+  read -r b_platform b_abi b_node b_version <<<"$bundle_for"
+  note "offline bundle: svcmaps $b_version for $b_platform, Node v$b_node (module ABI $b_abi)"
+  if [[ $b_platform != "$NODE_PLATFORM" || $b_abi != "$NODE_ABI" ]]; then
+    die "this bundle was built for $b_platform with Node ${b_node%%.*} (module ABI $b_abi), but this machine runs $NODE_PLATFORM with Node v$NODE_VERSION (module ABI $NODE_ABI): its native modules cannot load here. Build the bundle on a machine with the same platform and Node.js major version (npm run bundle), or install from a clone with network access (npm ci)."
+  fi
+fi
+
+if [[ $BUNDLED -eq 1 ]]; then
+  NPM_BIN=''
+  note "npm is not needed (offline bundle)"
+elif NPM_BIN=$(command -v npm 2>/dev/null); then
   note "npm $("$NPM_BIN" --version 2>/dev/null || printf '?') ($NPM_BIN)"
 elif [[ $SKIP_NPM -eq 1 ]]; then
   warn "npm was not found on PATH (ignored: the npm step is skipped)"
 else
-  die "npm was not found on PATH. It ships with Node.js ${REQUIRED_NODE_MAJOR} from NodeSource and nodejs.org; with another Node.js package install npm as well."
+  die "npm was not found on PATH. It ships with Node.js from NodeSource and nodejs.org; with another Node.js package install npm as well."
 fi
 
 say "Checking build tools"
-missing=()
-for tool in python3 make g++; do
-  command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
-done
-if [[ ${#missing[@]} -gt 0 ]]; then
-  msg="missing build tools: ${missing[*]}. better-sqlite3 compiles its native module from source during npm install. Install them with: sudo apt-get install -y python3 make g++"
-  if [[ $SKIP_NPM -eq 1 ]]; then warn "$msg (ignored: the npm step is skipped)"; else die "$msg"; fi
+if [[ $BUNDLED -eq 1 ]]; then
+  note "not needed: the bundle's native modules are already built"
 else
-  note "python3, make and g++ found"
+  missing=()
+  for tool in python3 make g++; do
+    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+  done
+  if [[ ${#missing[@]} -gt 0 ]]; then
+    msg="missing build tools: ${missing[*]}. better-sqlite3 compiles its native module from source during npm ci when no prebuilt binary can be downloaded. Install them with: sudo apt-get install -y python3 make g++"
+    if [[ $SKIP_NPM -eq 1 ]]; then warn "$msg (ignored: the npm step is skipped)"; else die "$msg"; fi
+  else
+    note "python3, make and g++ found"
+  fi
 fi
-
 # The unit hides /home, /root and /run/user from the service (ProtectHome=yes);
 # anything it needs from there needs ProtectHome=read-only instead.
 PROTECT_HOME=yes
@@ -339,14 +398,18 @@ fi
 
 NPM_RAN=0
 say "Installing dependencies and building"
-if [[ $SKIP_NPM -eq 1 ]]; then
+if [[ $BUNDLED -eq 1 ]]; then
+  note "skipped: offline bundle (node_modules and dist/ are bundled)"
+elif [[ $SKIP_NPM -eq 1 ]]; then
   note "skipped (SVCMAPS_INSTALL_SKIP_NPM is set)"
 else
-  # --include=dev: the build (prepare script) needs TypeScript even when
-  # NODE_ENV=production is set in this shell.
-  if [[ -f $PREFIX/package-lock.json ]]; then npm_cmd=(ci); else npm_cmd=(install); fi
+  [[ -f $PREFIX/package-lock.json ]] ||
+    die "$PREFIX/package-lock.json is missing: npm ci installs exactly what the lock file names (restore it from git)"
+  # The same command CI uses. --include=dev: the build (prepare script) needs
+  # TypeScript even when NODE_ENV=production is set in this shell.
+  npm_cmd=(ci --include=dev --no-audit --no-fund)
   note "npm ${npm_cmd[*]} in $PREFIX (this takes a few minutes)"
-  (cd "$PREFIX" && "$NPM_BIN" "${npm_cmd[@]}" --include=dev --no-audit --no-fund) ||
+  (cd "$PREFIX" && "$NPM_BIN" "${npm_cmd[@]}") ||
     die "npm ${npm_cmd[*]} failed in $PREFIX (see the output above). Missing build tools? sudo apt-get install -y python3 make g++"
   NPM_RAN=1
 fi
@@ -365,6 +428,30 @@ else
     warn "$msg"$'\n'"(continuing: the npm step that builds dist/ was skipped)"
   else
     die "$msg"
+  fi
+fi
+
+# Native modules: a failed build, or a bundle from another machine, shows here rather than in the service.
+if [[ $CLI_OK -eq 1 ]]; then
+  if native_out=$(cd "$PREFIX" && "$NODE_BIN" -e '
+      const Database = require("better-sqlite3");
+      new Database(":memory:").prepare("SELECT 1").get();
+      require("@napi-rs/canvas").createCanvas(1, 1);' 2>&1); then
+    note "native modules load (better-sqlite3, @napi-rs/canvas)"
+  else
+    msg="the native modules do not load with $NODE_BIN:"$'\n'"$(printf '%s\n' "$native_out" | tail -n 10)"
+    if [[ $SKIP_NPM -eq 1 ]]; then warn "$msg"; else die "$msg"; fi
+  fi
+  # The HTTP server's uWebSockets.js build ships binaries for Node 16, 18 and 20 (module ABIs 93, 108, 115) only.
+  # On any other Node it loads a Node.js fallback that lacks calls the server makes on every request
+  # (HttpRequest.forEach, getRemoteAddressAsText, endWithoutBody: "Not implemented"), so the server would start
+  # and then fail its first request.
+  uws_bin=$PREFIX/node_modules/uWebSockets.js/binaries/uws_${NODE_PLATFORM/-/_}_${NODE_ABI}.node
+  if [[ -f $uws_bin ]]; then
+    note "uWebSockets.js has a native binary for this Node ABI ($NODE_ABI)"
+  else
+    msg="uWebSockets.js has no native binary for $NODE_PLATFORM with Node v$NODE_VERSION (module ABI $NODE_ABI; it ships them for Node 16, 18 and 20). Its Node.js fallback lacks calls the server makes on every request, so svcmaps cannot serve on this Node version: install Node.js 20 (see --help)."
+    if [[ $SKIP_NPM -eq 1 ]]; then warn "$msg"; else die "$msg"; fi
   fi
 fi
 
@@ -417,6 +504,20 @@ else
 fi
 note "$(stat -c '%A %U:%G %n' -- "$DATA")"
 
+# The tile-token secret signs tile tokens; the server refuses it (fails closed) when group or others may read it.
+# cp, scp, rsync and tar keep its mode 0600; a copy through a medium without Unix modes (a FAT/exFAT stick) does
+# not, so the installer tightens it again and says so.
+SECRET=$DATA/tile-token.secret
+if [[ -f $SECRET ]]; then
+  secret_mode=$(stat -c '%a' -- "$SECRET")
+  if (( (8#$secret_mode & 8#077) != 0 )); then
+    chmod 0600 -- "$SECRET" || die "cannot chmod 0600 $SECRET"
+    warn "$SECRET had mode $secret_mode; set to 0600 (the server refuses a secret that others can read). If the copy went through hands you do not trust, delete it: the server makes a new one, and tile tokens already handed out stop working."
+  else
+    note "$SECRET has mode $secret_mode"
+  fi
+fi
+
 # ----------------------------------------------------------- unit ----
 
 render_unit() {
@@ -434,6 +535,9 @@ User=$SVC_USER
 WorkingDirectory=$DATA
 Environment=NODE_ENV=production
 ExecStart=$NODE_BIN $PREFIX/bin/svcmaps serve --data $DATA --host $HOST --port $PORT
+# svcmaps reload signals the server (SIGHUP, found through svcmaps.pid in the
+# data directory) and waits until it reports the re-opened data.
+ExecReload=$NODE_BIN $PREFIX/bin/svcmaps reload --data $DATA
 Restart=on-failure
 RestartSec=2
 KillSignal=SIGTERM
@@ -441,12 +545,18 @@ TimeoutStopSec=35
 LimitNOFILE=65536
 UMask=0077
 
-# Hardening
+# Hardening: the whole file system is read-only for the service except the
+# data directory; its own /tmp; no privilege gain.
 NoNewPrivileges=yes
 ProtectSystem=strict
 ReadWritePaths=$DATA
 PrivateTmp=yes
 ProtectHome=$PROTECT_HOME
+ProtectKernelTunables=yes
+ProtectKernelModules=yes
+ProtectControlGroups=yes
+RestrictSUIDSGID=yes
+LockPersonality=yes
 EOF
   if (( PORT < 1024 )) && [[ $SVC_USER != root ]]; then
     cat <<EOF
@@ -488,7 +598,7 @@ case $UNIT_MODE in
     render_unit
     printf -- '----- end of unit -----\n'
     ;;
-  install)
+  install|file)
     new_unit=$(render_unit)
     if [[ -f $UNIT_FILE && "$(cat -- "$UNIT_FILE")" == "$new_unit" ]]; then
       note "$UNIT_FILE is up to date"
@@ -505,9 +615,16 @@ case $UNIT_MODE in
       UNIT_CHANGED=1
       note "wrote $UNIT_FILE"
     fi
-    systemctl daemon-reload
-    note "systemctl daemon-reload done"
-    UNIT_INSTALLED=1
+    if [[ $UNIT_MODE == install ]]; then
+      systemctl daemon-reload
+      note "systemctl daemon-reload done"
+      UNIT_INSTALLED=1
+    else
+      note "not installed (--unit-file); check it with: systemd-analyze verify $UNIT_FILE"
+      note "install it with: cp $UNIT_FILE $SYSTEM_UNIT_FILE && systemctl daemon-reload"
+      [[ $DATA_IN_TMP -eq 0 ]] ||
+        warn "$DATA is under a temporary directory; with PrivateTmp=yes the service cannot see it. Use a persistent directory for a real service."
+    fi
     ;;
 esac
 
