@@ -75,22 +75,16 @@ async function validate(io: Io, o: { data?: string; config?: string; json?: bool
     const problems: string[] = [];
     let checked = 0;
     try {
-      const ic = m.db.pragma('integrity_check', { simple: true });
-      if (ic !== 'ok') problems.push(`integrity_check: ${String(ic)}`);
-      const hasMeta = Boolean(m.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'svc_tile_meta'`).get());
-      const rows = m.db.prepare(
-        hasMeta
-          ? 'SELECT t.zoom_level z, t.tile_column x, t.tile_row r, t.tile_data d, m.hash h FROM tiles t LEFT JOIN svc_tile_meta m USING (zoom_level, tile_column, tile_row)'
-          : 'SELECT zoom_level z, tile_column x, tile_row r, tile_data d, NULL h FROM tiles',
-      );
-      for (const row of rows.iterate() as Iterable<{ z: number; x: number; r: number; d: Buffer; h: string | null }>) {
+      const ic = m.integrityCheck();
+      if (ic !== 'ok') problems.push(`integrity_check: ${ic}`);
+      for (const row of m.storedTiles()) {
         checked++;
         const n = 2 ** row.z;
-        const at = `${row.z}/${row.x}/${tmsRow(row.z, row.r)}`;
-        if (row.x < 0 || row.x >= n || row.r < 0 || row.r >= n) problems.push(`${at}: outside the 2^z grid`);
-        if (row.h && row.h !== tileHash(row.d)) problems.push(`${at}: content does not match its stored hash`);
+        const at = `${row.z}/${row.x}/${tmsRow(row.z, row.row)}`;
+        if (row.x < 0 || row.x >= n || row.row < 0 || row.row >= n) problems.push(`${at}: outside the 2^z grid`);
+        if (row.hash && row.hash !== tileHash(row.data)) problems.push(`${at}: content does not match its stored hash`);
         try {
-          const img = await decodedImageSize(row.d);
+          const img = await decodedImageSize(row.data);
           if (t.scale && (img.width !== 256 * t.scale || img.height !== 256 * t.scale))
             problems.push(`${at}: ${img.width}x${img.height}, expected ${256 * t.scale} px`);
         } catch (e) {
@@ -133,7 +127,10 @@ function exportTiles(
   let area: SeedArea;
   let zooms: number[];
   try {
-    area = new SeedArea(o.bbox.map((b) => SeedArea.parseBbox(b)), []);
+    area = new SeedArea(
+      o.bbox.map((b) => SeedArea.parseBbox(b)),
+      [],
+    );
     zooms = parseZooms(o.zoom);
   } catch (e) {
     throw new CliError((e as Error).message);
@@ -170,8 +167,7 @@ function exportTiles(
     updateExtent(to, [xToLng(b[0]), yToLat(b[3]), xToLng(b[2]), yToLat(b[1])]);
   } finally {
     from.close();
-    to.db.pragma('wal_checkpoint(TRUNCATE)');
-    to.db.pragma('journal_mode = DELETE'); // a standalone file: no -wal/-shm companions to forget when copying it
+    to.makeStandalone(); // no -wal/-shm companions to forget when copying the export
     to.close();
   }
   if (o.json) io.out(JSON.stringify({ output: o.output, tiles: copied, bytes }) + '\n');

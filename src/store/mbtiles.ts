@@ -132,6 +132,28 @@ export class MBTiles {
       .all() as Array<{ z: number; tiles: number; bytes: number }>;
   }
 
+  /** SQLite's integrity check of the file: `ok`, or what it found. */
+  integrityCheck(): string {
+    return String(this.db.pragma('integrity_check', { simple: true }));
+  }
+
+  /** Every stored tile with its TMS row and stored hash (null when the file has no side table), in storage order. */
+  *storedTiles(): Generator<{ z: number; x: number; row: number; data: Buffer; hash: string | null }> {
+    const hasMeta = Boolean(this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'svc_tile_meta'`).get());
+    const rows = this.db.prepare<[], { z: number; x: number; row: number; data: Buffer; hash: string | null }>(
+      hasMeta
+        ? 'SELECT t.zoom_level z, t.tile_column x, t.tile_row row, t.tile_data data, m.hash hash FROM tiles t LEFT JOIN svc_tile_meta m USING (zoom_level, tile_column, tile_row)'
+        : 'SELECT zoom_level z, tile_column x, tile_row row, tile_data data, NULL hash FROM tiles',
+    );
+    yield* rows.iterate();
+  }
+
+  /** Folds the write-ahead log into the file and leaves WAL mode: a standalone file, no -wal/-shm to forget. */
+  makeStandalone(): void {
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    this.db.pragma('journal_mode = DELETE');
+  }
+
   close(): void {
     if (this.db.open) this.db.close();
   }
