@@ -1,5 +1,6 @@
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { RENDER_DB } from '../store/render/schema.js';
 import { renderDataClock } from '../tiles/origins/render.js';
 import { prepareDataDir } from '../store/data-dir.js';
@@ -67,7 +68,8 @@ export function makeSeedCommand(io: Io, signals: NodeJS.EventEmitter = process):
             throw new CliError('give the area with --bbox (repeatable) or --polygon, or use --resume');
           args = {
             bbox: o.bbox ?? [],
-            polygon: o.polygon ? resolve(o.polygon) : undefined,
+            polygon: o.polygon ? basename(o.polygon) : undefined,
+            polygon_geojson: o.polygon ? readPolygon(o.polygon) : undefined,
             zoom: o.zoom,
             scale: o.scale,
             origin: o.origin,
@@ -80,7 +82,11 @@ export function makeSeedCommand(io: Io, signals: NodeJS.EventEmitter = process):
         try {
           area = new SeedArea(
             args.bbox.map((b) => SeedArea.parseBbox(b)),
-            args.polygon ? SeedArea.parsePolygonFile(args.polygon) : [],
+            args.polygon_geojson !== undefined
+              ? SeedArea.parsePolygonText(args.polygon_geojson, args.polygon ?? '--polygon')
+              : args.polygon
+                ? SeedArea.parsePolygonFile(args.polygon) // a job recorded before the GeoJSON was kept in it
+                : [],
           );
           zooms = parseZooms(args.zoom);
         } catch (e) {
@@ -186,4 +192,12 @@ export function makeSeedCommand(io: Io, signals: NodeJS.EventEmitter = process):
         for (const f of opened.values()) f.close();
       }
     });
+}
+
+function readPolygon(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new CliError(`--polygon ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
 }

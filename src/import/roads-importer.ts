@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { GRAPH_FILE, saveGraph } from '../routing/graph.js';
 import { buildRoadGraph } from './roads/build-graph.js';
 import { readOsmRoads } from './roads/osm-read.js';
@@ -15,7 +15,8 @@ export const roadsImporter: Importer = {
     const t0 = performance.now();
     const osm = await readOsmRoads(file, { ferries: false, progress, signal });
     if (!osm.wayCls.length) throw new Error(`${file} holds no drivable roads`);
-    const g = buildRoadGraph(osm, file, (stage, done = 0, total = 1) => progress(stage, done, total));
+    // The graph names its source file, not its path: a data directory is carried to other machines as it is.
+    const g = buildRoadGraph(osm, basename(file), (stage, done = 0, total = 1) => progress(stage, done, total));
     if (signal.aborted) throw new Error('aborted');
     saveGraph(join(dataDir, GRAPH_FILE), g);
     return {

@@ -11,7 +11,14 @@ export interface DataDir {
   secretPath: string;
 }
 
-/** Creates the data directory on first use (mode 0700) and names the files inside it. */
+/**
+ * Creates the data directory on first use (mode 0700) and names the files inside it.
+ *
+ * Nothing stored inside it names a path (files are found by their names relative to the directory, imports record
+ * the source file's name only), so a prepared directory can be copied to another path or machine and served as it
+ * is. The tile-token secret must stay mode 0600 on the way (cp, scp, rsync and tar keep it): `readSecret` refuses a
+ * secret that others can read, and install.sh tightens it again.
+ */
 export function prepareDataDir(root: string): DataDir {
   mkdirSync(root, { recursive: true, mode: 0o700 });
   return { root, storePath: join(root, STORE_FILE), secretPath: join(root, SECRET_FILE) };

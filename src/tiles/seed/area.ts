@@ -27,7 +27,12 @@ export class SeedArea {
 
   /** Polygons and MultiPolygons from a GeoJSON file (Feature, FeatureCollection or bare geometry). */
   static parsePolygonFile(file: string): Array<{ rings: Float64Array[]; box: Box }> {
-    const gj = JSON.parse(readFileSync(file, 'utf8')) as {
+    return SeedArea.parsePolygonText(readFileSync(file, 'utf8'), file);
+  }
+
+  /** The same from the GeoJSON text itself (a seed job keeps it, so `--resume` does not need the file). */
+  static parsePolygonText(text: string, file: string): Array<{ rings: Float64Array[]; box: Box }> {
+    const gj = JSON.parse(text) as {
       type: string;
       features?: unknown[];
       geometry?: unknown;

@@ -3,7 +3,13 @@ import type { MBTiles } from '../../store/mbtiles.js';
 /** What a seed job was asked to do, kept in the MBTiles so `--resume` needs no arguments. */
 export interface SeedArgs {
   bbox: string[];
+  /** The --polygon file's name, for messages. */
   polygon?: string;
+  /**
+   * The --polygon file's GeoJSON text: the job carries its area, so `--resume` works without the file and the
+   * MBTiles names no path outside the data directory (which may be copied to another machine).
+   */
+  polygon_geojson?: string;
   zoom: string;
   scale: string;
   origin?: string;
