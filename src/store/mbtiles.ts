@@ -37,7 +37,7 @@ export const tmsRow = (z: number, y: number): number => 2 ** z - 1 - y;
 export const tileHash = (data: Buffer): string => createHash('sha1').update(data).digest('base64url').slice(0, 22);
 
 export class MBTiles {
-  readonly db: Database.Database;
+  private readonly db: Database.Database;
   private readonly sGet: Database.Statement;
   private readonly sHas: Database.Statement;
   private readonly sPut: Database.Statement;
@@ -130,6 +130,43 @@ export class MBTiles {
         'SELECT zoom_level AS z, COUNT(*) AS tiles, SUM(LENGTH(tile_data)) AS bytes FROM tiles GROUP BY zoom_level ORDER BY zoom_level',
       )
       .all() as Array<{ z: number; tiles: number; bytes: number }>;
+  }
+
+  /** Average stored bytes per tile at a zoom, or undefined when nothing is stored there. */
+  averageTileBytes(z: number): number | undefined {
+    const r = this.db
+      .prepare<[number], { avg: number | null }>('SELECT AVG(LENGTH(tile_data)) AS avg FROM tiles WHERE zoom_level = ?')
+      .get(z);
+    return r?.avg ?? undefined;
+  }
+
+  /** Lowest and highest zoom with stored tiles, or undefined for an empty file. */
+  zoomRange(): { lo: number; hi: number } | undefined {
+    const r = this.db
+      .prepare<[], { lo: number | null; hi: number | null }>(
+        'SELECT MIN(zoom_level) AS lo, MAX(zoom_level) AS hi FROM tiles',
+      )
+      .get();
+    return r && r.lo !== null && r.hi !== null ? { lo: r.lo, hi: r.hi } : undefined;
+  }
+
+  /** Records a seed job (its arguments as JSON text) and returns its id. */
+  startSeedJob(args: string, now = Date.now()): number {
+    const r = this.db.prepare('INSERT INTO svc_seed_jobs (args, started_at) VALUES (?, ?)').run(args, now);
+    return Number(r.lastInsertRowid);
+  }
+
+  finishSeedJob(id: number, now = Date.now()): void {
+    this.db.prepare('UPDATE svc_seed_jobs SET finished_at = ? WHERE id = ?').run(now, id);
+  }
+
+  /** The most recent seed job that never finished, if any. */
+  unfinishedSeedJob(): { id: number; args: string; startedAt: number } | undefined {
+    return this.db
+      .prepare<[], { id: number; args: string; startedAt: number }>(
+        'SELECT id, args, started_at AS startedAt FROM svc_seed_jobs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1',
+      )
+      .get();
   }
 
   /** SQLite's integrity check of the file: `ok`, or what it found. */

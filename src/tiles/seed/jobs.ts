@@ -18,22 +18,17 @@ export interface SeedArgs {
 }
 
 export function startJob(m: MBTiles, args: SeedArgs): number {
-  const r = m.db
-    .prepare('INSERT INTO svc_seed_jobs (args, started_at) VALUES (?, ?)')
-    .run(JSON.stringify(args), Date.now());
-  return Number(r.lastInsertRowid);
+  return m.startSeedJob(JSON.stringify(args));
 }
 
 export function finishJob(m: MBTiles, id: number): void {
-  m.db.prepare('UPDATE svc_seed_jobs SET finished_at = ? WHERE id = ?').run(Date.now(), id);
+  m.finishSeedJob(id);
 }
 
 /** The most recent job that never finished (killed, interrupted, or failed tiles), if any. */
 export function unfinishedJob(m: MBTiles): { id: number; args: SeedArgs; startedAt: number } | undefined {
-  const r = m.db
-    .prepare('SELECT id, args, started_at FROM svc_seed_jobs WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1')
-    .get() as { id: number; args: string; started_at: number } | undefined;
-  return r ? { id: r.id, args: JSON.parse(r.args) as SeedArgs, startedAt: r.started_at } : undefined;
+  const r = m.unfinishedSeedJob();
+  return r ? { ...r, args: JSON.parse(r.args) as SeedArgs } : undefined;
 }
 
 /**
@@ -45,18 +40,13 @@ const SCALE_FACTOR: Record<number, number> = { 1: 1, 2: 2.8, 3: 5.5 };
 
 /** Average stored size per zoom when the file has tiles there, else the default: for `--dry-run` estimates. */
 export function bytesPerTile(m: MBTiles | undefined, z: number, scale: number): number {
-  const r = m?.db.prepare('SELECT AVG(LENGTH(tile_data)) AS avg FROM tiles WHERE zoom_level = ?').get(z) as
-    { avg: number | null } | undefined;
-  return r?.avg ?? DEFAULT_BYTES(z) * SCALE_FACTOR[scale]!;
+  return m?.averageTileBytes(z) ?? DEFAULT_BYTES(z) * SCALE_FACTOR[scale]!;
 }
 
 /** After a seed: minzoom/maxzoom from what is stored, bounds grown to include the seeded area. */
 export function updateExtent(m: MBTiles, area: [number, number, number, number]): void {
-  const r = m.db.prepare('SELECT MIN(zoom_level) AS lo, MAX(zoom_level) AS hi FROM tiles').get() as {
-    lo: number | null;
-    hi: number | null;
-  };
-  if (r.lo === null || r.hi === null) return;
+  const r = m.zoomRange();
+  if (!r) return;
   const meta = m.metadata();
   const old = (meta.bounds ?? '').split(',').map(Number);
   const world = old.length !== 4 || old[0]! <= -179.9;
