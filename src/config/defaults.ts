@@ -44,6 +44,7 @@ export interface Config {
   places: { default_max_wait_ms: number };
   cache: { memory_bytes: number };
   tiles: TilesConfig;
+  admission: AdmissionConfig;
   routing: RoutingConfig;
   /** Prometheus exposition on a separate admin port; 0 = off (GET /admin/metrics for super_admin keys always works). */
   metrics: { port: number; host: string };
@@ -59,6 +60,26 @@ export interface RoutingConfig {
   timeout_ms: number;
   /** Origin or destination farther than this from any drivable road is unroutable (422). */
   snap_max_m: number;
+}
+
+/** One admission lane's budget: how many jobs may wait, and how long one may wait to start (0 = sized from the machine). */
+export interface LaneConfig {
+  queue: number;
+  wait_ms: number;
+}
+
+/**
+ * Admission control on the render paths (README "Bursts: admission control"). Cold tiles and static-map tiles share
+ * `tiles.concurrency` origin calls in flight, interactive first; static maps have their own in-flight budget.
+ * A 0 count is sized from the machine (os.availableParallelism()).
+ */
+export interface AdmissionConfig {
+  /** Cold tiles a person waits for (/tiles without X-Svc-Prefetch). */
+  interactive: LaneConfig;
+  /** Basemap tiles of static maps, X-Svc-Prefetch tiles. */
+  batch: LaneConfig;
+  /** Whole static maps: in flight, waiting, and how long one may wait to start. */
+  staticmap: LaneConfig & { concurrency: number };
 }
 
 /** Where tiles come from and how the origin is called; see src/tiles/. */
@@ -115,6 +136,11 @@ export const DEFAULTS: Config = {
   cache: { memory_bytes: 256 * 1024 * 1024 },
   metrics: { port: 0, host: '127.0.0.1' },
   routing: { engine: 'builtin', upstream_url: '', timeout_ms: 5000, snap_max_m: 1500 },
+  admission: {
+    interactive: { queue: 0, wait_ms: 5000 },
+    batch: { queue: 0, wait_ms: 4000 },
+    staticmap: { concurrency: 0, queue: 0, wait_ms: 3000 },
+  },
   tiles: {
     origin: 'render',
     xyz_url: '',

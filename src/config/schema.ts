@@ -2,6 +2,7 @@
 const int = (minimum: number, maximum?: number) => ({ type: 'integer', minimum, ...(maximum ? { maximum } : {}) });
 const obj = (properties: Record<string, unknown>) => ({ type: 'object', additionalProperties: false, properties });
 const pool = obj({ concurrency: int(1, 4096), queue: int(0, 100_000) });
+const lane = { queue: int(0, 1_000_000), wait_ms: int(10, 600_000) };
 
 export const CONFIG_SCHEMA = obj({
   $schema: { type: 'string' },
@@ -42,6 +43,11 @@ export const CONFIG_SCHEMA = obj({
   places: obj({ default_max_wait_ms: int(200, 10_000) }),
   cache: obj({ memory_bytes: int(1024 * 1024) }),
   metrics: obj({ port: int(0, 65535), host: { type: 'string', minLength: 1 } }),
+  admission: obj({
+    interactive: obj(lane),
+    batch: obj(lane),
+    staticmap: obj({ concurrency: int(0, 4096), ...lane }),
+  }),
   routing: obj({
     engine: { enum: ['builtin', 'osrm', 'valhalla', 'graphhopper'] },
     upstream_url: { type: 'string', pattern: '^(https?://[^\\s]+)?$' },

@@ -7,6 +7,8 @@ export interface HttpRequest {
   ip: string;
   requestId: string;
   body?: Buffer;
+  /** Fires when nobody waits for the answer any more (client went away, or the whole-request timeout answered). */
+  signal?: AbortSignal;
 }
 
 export interface HttpReply {

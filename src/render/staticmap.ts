@@ -1,4 +1,5 @@
 import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { setMaxListeners } from 'node:events';
 import { AppError, isAppError } from '../core/errors.js';
 import type { LatLng } from '../core/geo.js';
 import type { StaticMapRenderer } from '../tiles/staticmap.js';
@@ -17,7 +18,7 @@ const MAX_ZOOM = 18;
 export class TileStaticMap implements StaticMapRenderer {
   constructor(private readonly tiles: TileService) {}
 
-  async render(path: LatLng[], w: number, h: number): Promise<Buffer> {
+  async render(path: LatLng[], w: number, h: number, signal?: AbortSignal): Promise<Buffer> {
     const xs = path.map((p) => lngToX(p.lng));
     const ys = path.map((p) => latToY(p.lat));
     const [minX, maxX, minY, maxY] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
@@ -35,22 +36,33 @@ export class TileStaticMap implements StaticMapRenderer {
     ctx.fillStyle = COLORS.land;
     ctx.fillRect(0, 0, w, h);
     const jobs: Array<Promise<void>> = [];
+    // Once one tile fails the map is lost: its other queued tiles are dropped too.
+    const stop = new AbortController();
+    const tileSignal = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+    setMaxListeners(0, tileSignal); // every basemap tile listens to it
     for (let ty = Math.max(0, Math.floor(oy * n)); ty <= Math.min(n - 1, Math.floor((oy + h / k) * n)); ty++) {
       for (let tx = Math.floor(ox * n); tx <= Math.floor((ox + w / k) * n); tx++) {
         const wrapped = ((tx % n) + n) % n;
         jobs.push(
-          this.tiles.tile({ z, x: wrapped, y: ty, scale: 1, format: 'png', prefetch: false }).then(async (t) => {
-            if (!t) return; // origin has no tile here: the land background shows
-            const img = await loadImage(t.bytes);
-            ctx.drawImage(img, Math.round((tx / n - ox) * k), Math.round((ty / n - oy) * k), 256, 256);
-          }),
+          // Batch work: a person's cold tiles go first; a map nobody waits for any more drops its queued tiles.
+          this.tiles
+            .tile({ z, x: wrapped, y: ty, scale: 1, format: 'png', prefetch: false, lane: 'batch', signal: tileSignal })
+            .then(async (t) => {
+              if (!t) return; // origin has no tile here: the land background shows
+              const img = await loadImage(t.bytes);
+              ctx.drawImage(img, Math.round((tx / n - ox) * k), Math.round((ty / n - oy) * k), 256, 256);
+            }),
         );
       }
     }
     try {
       await Promise.all(jobs);
     } catch (e) {
-      throw new AppError('RENDER_FAILED', `static map tiles: ${isAppError(e) ? e.code : (e as Error).message}`);
+      stop.abort();
+      const why = `static map tiles: ${isAppError(e) ? e.code : (e as Error).message}`;
+      // The renderer refused or dropped a tile under load: the map is shed (503, retry), not failed (502).
+      const shed = isAppError(e) && (e.code === 'TILE_BACKPRESSURE' || e.code === 'TILE_ORIGIN_TIMEOUT');
+      throw new AppError(shed ? 'RENDER_BACKPRESSURE' : 'RENDER_FAILED', why);
     }
 
     const px = xs.map((x) => (x - ox) * k);

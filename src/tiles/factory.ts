@@ -2,12 +2,15 @@ import type { Config } from '../config/defaults.js';
 import type { Logger } from '../core/log.js';
 import type { HotTier } from '../cache/hot-tier.js';
 import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
+import { Admission } from '../limits/admission.js';
 import { RenderStore } from '../store/render/reader.js';
 import { RENDER_DB } from '../store/render/schema.js';
 import { TileRenderer } from '../render/tile-renderer.js';
 import { RenderPool } from '../render/worker-pool.js';
 import type { PlaceLabelSource } from '../render/place-labels.js';
 import { TileStaticMap } from '../render/staticmap.js';
+import { AdmittedStaticMaps } from './staticmap.js';
 import { GazetteerLabels } from '../places/labels.js';
 import { MbtilesOrigin } from './origins/mbtiles.js';
 import { RenderOrigin, renderDataClock } from './origins/render.js';
@@ -49,8 +52,37 @@ export function createOrigin(config: Config, dataDir: string, places?: PlaceLabe
 
 export interface TileStack {
   tiles: TieredTileService;
-  staticMaps: TileStaticMap;
+  staticMaps: AdmittedStaticMaps;
   close(): void;
+}
+
+/** The admission budgets actually used: config values, with 0 counts sized from the machine's parallelism. */
+export interface AdmissionBudgets {
+  tiles: {
+    concurrency: number;
+    interactive: { queue: number; waitMs: number };
+    batch: { queue: number; waitMs: number };
+  };
+  staticmap: { concurrency: number; queue: number; waitMs: number };
+}
+
+export function admissionBudgets(config: Config, parallelism = availableParallelism()): AdmissionBudgets {
+  const a = config.admission;
+  const p = Math.max(1, parallelism);
+  // A lane never waits longer than a tile request does (tiles.timeout_ms).
+  const wait = (ms: number) => Math.min(ms, config.tiles.timeout_ms);
+  return {
+    tiles: {
+      concurrency: config.tiles.concurrency,
+      interactive: { queue: a.interactive.queue || 1024 * p, waitMs: wait(a.interactive.wait_ms) },
+      batch: { queue: a.batch.queue || 256 * p, waitMs: wait(a.batch.wait_ms) },
+    },
+    staticmap: {
+      concurrency: a.staticmap.concurrency || 2 * p,
+      queue: a.staticmap.queue || 8 * p,
+      waitMs: a.staticmap.wait_ms,
+    },
+  };
 }
 
 /** Everything behind /tiles and /staticmap, built once by the composition root. */
@@ -62,6 +94,7 @@ export function createTileStack(
   origin?: TileOrigin,
 ): TileStack {
   const t = config.tiles;
+  const b = admissionBudgets(config);
   const tiles = new TieredTileService({
     hot,
     warm: t.store
@@ -71,8 +104,16 @@ export function createTileStack(
     validSince: t.origin === 'render' ? renderDataClock(join(dataDir, RENDER_DB)) : undefined,
     timeoutMs: t.timeout_ms,
     concurrency: t.concurrency,
+    admission: new Admission('tiles', {
+      concurrency: b.tiles.concurrency,
+      lanes: { interactive: b.tiles.interactive, batch: b.tiles.batch },
+    }),
     prefetchConcurrency: t.prefetch_concurrency,
     log,
   });
-  return { tiles, staticMaps: new TileStaticMap(tiles), close: () => tiles.close() };
+  const maps = new Admission('staticmap', {
+    concurrency: b.staticmap.concurrency,
+    lanes: { batch: { queue: b.staticmap.queue, waitMs: b.staticmap.waitMs } },
+  });
+  return { tiles, staticMaps: new AdmittedStaticMaps(new TileStaticMap(tiles), maps), close: () => tiles.close() };
 }

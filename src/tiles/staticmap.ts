@@ -1,5 +1,6 @@
 import { AppError } from '../core/errors.js';
 import { isLat, isLng, type LatLng } from '../core/geo.js';
+import { isAdmissionRefused, type Admission } from '../limits/admission.js';
 
 export const STATIC_DEFAULT_W = 600;
 export const STATIC_DEFAULT_H = 260;
@@ -27,7 +28,39 @@ export function clampSize(raw: string | null, fallback: number): number {
 }
 
 export interface StaticMapRenderer {
-  render(path: LatLng[], w: number, h: number): Promise<Buffer>;
+  /** `signal` fires when nobody waits for the map any more: work not started yet is dropped. */
+  render(path: LatLng[], w: number, h: number, signal?: AbortSignal): Promise<Buffer>;
+}
+
+/**
+ * Admission control for whole static maps: `concurrency` render at once, a bounded few wait (at most their wait
+ * budget, and never when predicted to wait longer), the rest are refused at once with a bare 503 and Retry-After.
+ * A waiting map whose client went away is dropped unrendered. Inside, its basemap tiles are batch work.
+ */
+export class AdmittedStaticMaps implements StaticMapRenderer {
+  /** Maps that started rendering (tests use it to prove a dropped map is never drawn). */
+  started = 0;
+
+  constructor(
+    private readonly inner: StaticMapRenderer,
+    readonly admission: Admission,
+  ) {}
+
+  async render(path: LatLng[], w: number, h: number, signal?: AbortSignal): Promise<Buffer> {
+    try {
+      return await this.admission.run(
+        'batch',
+        () => {
+          this.started++;
+          return this.inner.render(path, w, h, signal);
+        },
+        { signal },
+      );
+    } catch (e) {
+      if (isAdmissionRefused(e)) throw new AppError('RENDER_BACKPRESSURE', e.message);
+      throw e;
+    }
+  }
 }
 
 /** Until a basemap origin exists there is nothing to draw on: the spec's "render failed" (bare 502). */

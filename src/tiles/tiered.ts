@@ -2,10 +2,10 @@ import { AppError, isAppError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { HotTier } from '../cache/hot-tier.js';
 import { Pool } from '../limits/pool.js';
+import { Admission, isAdmissionRefused, type Lane, type Ticket } from '../limits/admission.js';
 import { tileHash } from '../store/mbtiles.js';
 import { ancestorTile } from './ancestor.js';
 import { OriginError, type TileOrigin } from './origins/types.js';
-import { SingleFlight } from './single-flight.js';
 import { transcode } from './transcode.js';
 import type { TileAnswer, TileRequest, TileService } from './types.js';
 import type { WarmStore } from './warm-store.js';
@@ -18,6 +18,11 @@ export interface TieredOptions {
   origin?: TileOrigin;
   /** How long a request waits for the origin before it gets a stand-in (or 504). */
   timeoutMs: number;
+  /**
+   * Origin calls in flight and queued, interactive ahead of batch, with deadlines (src/limits/admission.ts). Without
+   * it, `concurrency` calls run and the rest wait (tests and embedding).
+   */
+  admission?: Admission;
   /** Unix ms since which the origin's output is current; stored tiles written before it are produced again. */
   validSince?: () => number;
   concurrency: number;
@@ -28,23 +33,43 @@ export interface TieredOptions {
 type Produced = { bytes: Buffer; from: 'cache' | 'fresh'; hash?: string } | undefined;
 
 /**
+ * One production of a cold tile, shared by every request for it (single-flight). It remembers how many requests
+ * still wait for it: when the last one goes (client aborted, or it stopped waiting) before the render started, the
+ * render is dropped from the queue and the flight forgotten.
+ */
+interface Flight {
+  promise: Promise<Produced>;
+  lane: Lane;
+  waiters: number;
+  started: boolean;
+  abort: AbortController;
+  ticket: Ticket;
+}
+
+/**
  * The tile serving path: hot LRU (`memory`) -> warm MBTiles (`cache`) -> origin (`fresh` / `fresh-prefetch`) -> stored
  * back in both tiers. One production per tile address at a time (single-flight), so a burst for one cold tile renders
  * it once. Speculative (X-Svc-Prefetch) misses go through their own small pool so they never delay what a user is
- * looking at. When the origin fails or is too slow, the nearest stored ancestor is cut and scaled as a degraded
- * stand-in (`ancestor-z<N>`); with none, the request fails 502/504 with Retry-After 1.
+ * looking at. Origin calls pass admission control: interactive (a person waits) ahead of batch (static maps,
+ * prefetch), each lane with a bounded queue and a wait budget; a render refused at once (queue full, or predicted to
+ * start too late) or dropped from the queue (deadline passed) answers the stand-in. When the origin fails or is too
+ * slow, the nearest stored ancestor is cut and scaled as a degraded stand-in (`ancestor-z<N>`); with none, the request
+ * fails 502/504 (or 503 when refused at admission) with Retry-After 1.
  */
 export class TieredTileService implements TileService {
-  private readonly flights = new SingleFlight<Produced>();
+  private readonly flights = new Map<string, Flight>();
   /** ETags of the buffers the hot tier holds; weak, so an evicted tile takes its tag with it. */
   private readonly etags = new WeakMap<Buffer, string>();
-  private readonly pool: Pool;
+  readonly admission: Admission;
   private readonly prefetchPool: Pool;
-  /** Origin calls made (tests use it to prove single-flight and caching). */
+  /** Origin calls made (tests use it to prove single-flight, caching and that dropped work is never rendered). */
   originCalls = 0;
 
   constructor(private readonly o: TieredOptions) {
-    this.pool = new Pool('tiles', o.concurrency, 100_000, 'TILE_ORIGIN_FAILED');
+    const unbounded = { queue: 1_000_000, waitMs: 600_000 };
+    this.admission =
+      o.admission ??
+      new Admission('tiles', { concurrency: o.concurrency, lanes: { interactive: unbounded, batch: unbounded } });
     this.prefetchPool = new Pool('tiles-prefetch', o.prefetchConcurrency, 1024, 'TILE_ORIGIN_FAILED');
   }
 
@@ -55,8 +80,9 @@ export class TieredTileService implements TileService {
     if (hot) return { bytes: hot, source: 'memory', etag: this.etag(hot) };
     let produced: Produced;
     try {
-      produced = await this.withTimeout(this.flights.run(`${r.z}/${r.x}/${r.y}@${r.scale}`, () => this.produce(r)));
+      produced = await this.join(`${r.z}/${r.x}/${r.y}@${r.scale}`, r);
     } catch (e) {
+      if (r.signal?.aborted) throw e; // nobody to answer: no stand-in either
       return this.standIn(r, e);
     }
     if (!produced) return undefined;
@@ -76,20 +102,83 @@ export class TieredTileService implements TileService {
     return tag;
   }
 
-  private async produce(r: TileRequest): Promise<Produced> {
+  /** Joins the flight producing this tile (or starts one) and waits for it, at most timeoutMs or until r.signal. */
+  private join(key: string, r: TileRequest): Promise<Produced> {
+    const lane: Lane = r.lane ?? (r.prefetch ? 'batch' : 'interactive');
+    let f = this.flights.get(key);
+    if (!f) {
+      const flight: Flight = {
+        promise: Promise.resolve(undefined),
+        lane,
+        waiters: 0,
+        started: false,
+        abort: new AbortController(),
+        ticket: {},
+      };
+      flight.promise = this.produce(r, flight).finally(() => {
+        if (this.flights.get(key) === flight) this.flights.delete(key);
+      });
+      flight.promise.catch(() => undefined); // a failure nobody waits for any more is not an unhandled rejection
+      this.flights.set(key, (f = flight));
+    } else if (lane === 'interactive' && f.lane === 'batch') {
+      f.lane = 'interactive';
+      f.ticket.promote?.();
+    }
+    return this.wait(key, f, r.signal);
+  }
+
+  /** The request stops waiting after timeoutMs; a production already running carries on and stores its tile. */
+  private wait(key: string, f: Flight, signal: AbortSignal | undefined): Promise<Produced> {
+    f.waiters++;
+    return new Promise<Produced>((resolve, reject) => {
+      let settled = false;
+      const leave = (): boolean => {
+        if (settled) return false;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        if (--f.waiters === 0 && !f.started) {
+          f.abort.abort(); // still queued and nobody waits: drop it
+          if (this.flights.get(key) === f) this.flights.delete(key);
+        }
+        return true;
+      };
+      const timer = setTimeout(() => {
+        if (leave()) reject(new OriginError('timeout', `no tile within ${this.o.timeoutMs} ms`));
+      }, this.o.timeoutMs);
+      const onAbort = () => {
+        if (leave()) reject(new OriginError('failed', 'the requester went away'));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      f.promise.then(
+        (v) => {
+          if (leave()) resolve(v);
+        },
+        (e: unknown) => {
+          if (leave()) reject(e instanceof Error ? e : new Error(String(e)));
+        },
+      );
+    });
+  }
+
+  private async produce(r: TileRequest, f: Flight): Promise<Produced> {
     const scale = r.scale;
     const stored = this.o.warm?.get(r.z, r.x, r.y, scale);
     const origin = this.o.origin;
     if (stored && (!origin || stored.updatedAt >= (this.o.validSince?.() ?? 0)))
       return { bytes: stored.data, from: 'cache', hash: stored.hash || undefined };
     if (!origin) return undefined;
-    const pool = r.prefetch ? this.prefetchPool : this.pool;
+    const render = () => {
+      f.started = true;
+      this.originCalls++;
+      return origin.fetch(r.z, r.x, r.y, scale, AbortSignal.timeout(Math.max(this.o.timeoutMs * 3, 30_000)));
+    };
+    const admitted = () =>
+      this.admission.run(f.lane, render, { signal: f.abort.signal, ticket: f.ticket, waitMs: this.o.timeoutMs });
     let bytes: Buffer | undefined;
     try {
-      bytes = await pool.run(() => {
-        this.originCalls++;
-        return origin.fetch(r.z, r.x, r.y, scale, AbortSignal.timeout(Math.max(this.o.timeoutMs * 3, 30_000)));
-      });
+      bytes = await (r.prefetch ? this.prefetchPool.run(admitted) : admitted());
     } catch (e) {
       // A stored tile from before the last import is real content: better than a stand-in while the origin is down.
       if (stored) return { bytes: stored.data, from: 'cache' };
@@ -100,22 +189,12 @@ export class TieredTileService implements TileService {
     return { bytes, from: 'fresh' };
   }
 
-  /** The request stops waiting after timeoutMs; the production carries on and stores its tile for the next request. */
-  private withTimeout<T>(p: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new OriginError('timeout', `no tile within ${this.o.timeoutMs} ms`)),
-        this.o.timeoutMs,
-      );
-    });
-    p.catch(() => undefined); // a late failure after the timeout is not an unhandled rejection
-    return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
-  }
-
   private async standIn(r: TileRequest, e: unknown): Promise<TileAnswer> {
-    const timedOut = e instanceof OriginError && e.kind === 'timeout';
-    if (!(e instanceof OriginError) && !isAppError(e))
+    const timedOut =
+      (e instanceof OriginError && e.kind === 'timeout') || (isAdmissionRefused(e) && e.reason === 'expired');
+    if (isAdmissionRefused(e))
+      this.o.log.debug('tile render refused', { tile: `${r.z}/${r.x}/${r.y}@${r.scale}`, reason: e.reason });
+    else if (!(e instanceof OriginError) && !isAppError(e))
       this.o.log.error('tile production failed', { error: (e as Error)?.stack ?? String(e) });
     else
       this.o.log.warn('tile origin unavailable', {
@@ -126,6 +205,7 @@ export class TieredTileService implements TileService {
       ? await ancestorTile(this.o.warm, r.z, r.x, r.y, r.scale, r.format).catch(() => undefined)
       : undefined;
     if (a) return { bytes: a.bytes, source: `ancestor-z${a.z}` };
+    if (isAdmissionRefused(e) && !timedOut) throw new AppError('TILE_BACKPRESSURE', e.message);
     throw new AppError(timedOut ? 'TILE_ORIGIN_TIMEOUT' : 'TILE_ORIGIN_FAILED');
   }
 

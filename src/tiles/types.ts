@@ -1,3 +1,5 @@
+import type { Lane } from '../limits/admission.js';
+
 export type TileFormat = 'png' | 'jpg' | 'gif' | 'webp';
 
 export interface TileRequest {
@@ -8,6 +10,10 @@ export interface TileRequest {
   format: TileFormat;
   /** Speculative client traffic (X-Svc-Prefetch): never answered with a degraded stand-in. */
   prefetch: boolean;
+  /** Render priority of a cold tile: interactive unless prefetch; static maps ask for their tiles as batch. */
+  lane?: Lane;
+  /** The requester's signal (client gone, request timed out): a render it alone waits for is dropped unstarted. */
+  signal?: AbortSignal;
 }
 
 export interface TileAnswer {

@@ -2,7 +2,10 @@ import { clampSize, parseStaticPath, STATIC_DEFAULT_H, STATIC_DEFAULT_W } from '
 import type { Services } from '../../services.js';
 import type { Router } from '../router.js';
 
-/** Credentialed like the JSON endpoints (no tile tokens), billed to the `tiles` bucket, bare 400/502 errors. */
+/**
+ * Credentialed like the JSON endpoints (no tile tokens), billed to the `tiles` bucket, bare 400/502 errors, and a bare
+ * 503 with Retry-After when the renderer cannot start the map in time (admission control).
+ */
 export function register(router: Router, s: Services): void {
   router.add({
     method: 'GET',
@@ -17,6 +20,7 @@ export function register(router: Router, s: Services): void {
         path,
         clampSize(q.get('w'), STATIC_DEFAULT_W),
         clampSize(q.get('h'), STATIC_DEFAULT_H),
+        ctx.req.signal,
       );
       ctx.miss = true;
       return {

@@ -19,7 +19,7 @@ export function register(router: Router, s: Services): void {
       handler: async (ctx) => {
         const prefetch = ctx.req.headers['x-svc-prefetch'] !== undefined;
         const t = parseTilePath(ctx.params.z!, ctx.params.x!, ctx.params.y!, prefetch);
-        const answer = await s.tiles.tile(t);
+        const answer = await s.tiles.tile({ ...t, signal: ctx.req.signal });
         if (!answer) throw new AppError('NOT_FOUND');
         const degraded = !['cache', 'memory', 'fresh', 'fresh-prefetch'].includes(answer.source);
         if (degraded && prefetch) throw new AppError('TILE_DEGRADED');

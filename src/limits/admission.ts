@@ -1,0 +1,239 @@
+/**
+ * Admission control with deadlines for expensive work (tile renders, static maps). Up to `concurrency` jobs run;
+ * the rest wait in bounded per-lane queues, interactive ahead of batch. A job is refused at once (never queued) when
+ * its lane's queue is full or when the time it would wait, predicted from the recent job time, exceeds its lane's
+ * wait budget. A queued job whose deadline passes, or whose requester goes away (its AbortSignal fires), is dropped
+ * and never started: under a burst the work done goes to answers somebody still waits for.
+ */
+
+/** `interactive`: a person waits for it (a cold tile on a map being panned). `batch`: static maps, prefetch, seeding. */
+export type Lane = 'interactive' | 'batch';
+export const LANES: readonly Lane[] = ['interactive', 'batch'];
+
+export interface LaneBudget {
+  /** Jobs that may wait for a slot; one more is refused at once. */
+  queue: number;
+  /** The longest a job may wait for a slot; a job predicted to wait longer is refused at once. */
+  waitMs: number;
+}
+
+export interface AdmissionOptions {
+  concurrency: number;
+  lanes: Partial<Record<Lane, LaneBudget>>;
+}
+
+/**
+ * Why a job was not run: `full` (lane queue at its bound) and `late` (predicted to miss its deadline) are refused at
+ * admission; `expired` (deadline passed while queued) and `gone` (requester aborted) are dropped from the queue.
+ */
+export type RefusalReason = 'full' | 'late' | 'expired' | 'gone';
+
+export class AdmissionRefused extends Error {
+  override name = 'AdmissionRefused';
+  constructor(
+    readonly reason: RefusalReason,
+    readonly lane: Lane,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const isAdmissionRefused = (e: unknown): e is AdmissionRefused => e instanceof AdmissionRefused;
+
+export interface RunOptions {
+  /** The requester's signal: once it fires, the job is dropped if it has not started yet. */
+  signal?: AbortSignal;
+  /** Overrides the lane's wait budget (a shorter deadline the caller already knows of). */
+  waitMs?: number;
+  /** Filled in when the job is queued: promote() moves it to the interactive lane (a person now waits for it). */
+  ticket?: Ticket;
+}
+
+export interface Ticket {
+  promote?: () => void;
+}
+
+/** A queued job; its lane may be raised (batch -> interactive) while it waits. */
+interface Entry {
+  lane: Lane;
+  deadline: number;
+  start(): void;
+  refuse(reason: RefusalReason): void;
+  settled: boolean;
+}
+
+export interface LaneStats {
+  started: number;
+  refused: number;
+  expired: number;
+  gone: number;
+}
+
+const EWMA_ALPHA = 0.2;
+/** A sample counts at most this many times the current average (one GC pause or cold start does not poison it). */
+const SAMPLE_CLIP = 4;
+
+export class Admission {
+  private running = 0;
+  private readonly queues = new Map<Lane, Entry[]>();
+  private readonly live = new Map<Lane, number>();
+  /** Moving average of a started job's run time in ms (0 until the first job finished). */
+  private avgMs = 0;
+  /** Finished jobs; the first `concurrency` are not sampled (each slot's first job pays its start-up, e.g. a thread). */
+  private finished = 0;
+  readonly stats: Record<Lane, LaneStats> = {
+    interactive: { started: 0, refused: 0, expired: 0, gone: 0 },
+    batch: { started: 0, refused: 0, expired: 0, gone: 0 },
+  };
+
+  constructor(
+    readonly name: string,
+    private readonly o: AdmissionOptions,
+  ) {
+    for (const lane of LANES) {
+      this.queues.set(lane, []);
+      this.live.set(lane, 0);
+    }
+  }
+
+  get active(): number {
+    return this.running;
+  }
+
+  get concurrency(): number {
+    return this.o.concurrency;
+  }
+
+  /** Jobs waiting in `lane` (or in every lane). */
+  queued(lane?: Lane): number {
+    return lane ? this.live.get(lane)! : LANES.reduce((n, l) => n + this.live.get(l)!, 0);
+  }
+
+  /** The moving average of a job's run time, in ms. */
+  get averageMs(): number {
+    return this.avgMs;
+  }
+
+  /**
+   * Predicted wait for a job entering `lane` now: the jobs ahead of it (every queued interactive job, plus queued
+   * batch jobs for a batch job) drain at `concurrency` per average job time.
+   */
+  predictedWaitMs(lane: Lane): number {
+    // Predictions start once a few jobs per slot were measured after the first ones.
+    if (this.running < this.o.concurrency || this.finished < 3 * this.o.concurrency) return 0;
+    const ahead = lane === 'interactive' ? this.queued('interactive') : this.queued();
+    return ((ahead + 1) * this.avgMs) / this.o.concurrency;
+  }
+
+  run<T>(lane: Lane, job: () => Promise<T>, opts: RunOptions = {}): Promise<T> {
+    const budget = this.o.lanes[lane];
+    if (!budget) return Promise.reject(new Error(`admission ${this.name}: no ${lane} lane`));
+    if (opts.signal?.aborted) return this.refused(lane, 'gone');
+    if (this.running < this.o.concurrency && this.queued() === 0) {
+      this.running++;
+      this.stats[lane].started++;
+      return this.execute(job);
+    }
+    const waitMs = Math.min(opts.waitMs ?? budget.waitMs, budget.waitMs);
+    if (this.live.get(lane)! >= budget.queue) return this.refused(lane, 'full');
+    const predicted = this.predictedWaitMs(lane);
+    if (predicted > waitMs) return this.refused(lane, 'late', `predicted wait ${Math.round(predicted)} ms`);
+
+    return new Promise<T>((resolve, reject) => {
+      const entry: Entry = {
+        lane,
+        deadline: performance.now() + waitMs,
+        settled: false,
+        start: () => {
+          cleanup();
+          this.stats[entry.lane].started++;
+          this.execute(job).then(resolve, reject);
+        },
+        refuse: (reason) => {
+          cleanup();
+          this.stats[entry.lane][reason === 'gone' ? 'gone' : 'expired']++;
+          reject(new AdmissionRefused(reason, entry.lane, `${this.name}: ${reason} while queued`));
+        },
+      };
+      const onAbort = () => this.drop(entry, 'gone');
+      const timer = setTimeout(() => this.drop(entry, 'expired'), waitMs);
+      timer.unref();
+      const cleanup = () => {
+        clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
+      };
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      if (opts.ticket) opts.ticket.promote = () => this.promote(entry);
+      this.queues.get(lane)!.push(entry);
+      this.live.set(lane, this.live.get(lane)! + 1);
+      this.pump();
+    });
+  }
+
+  private promote(entry: Entry): void {
+    if (entry.settled || entry.lane === 'interactive' || !this.o.lanes.interactive) return;
+    this.live.set(entry.lane, this.live.get(entry.lane)! - 1);
+    entry.lane = 'interactive';
+    this.queues.get('interactive')!.push(entry); // its stale batch place is skipped when reached
+    this.live.set('interactive', this.live.get('interactive')! + 1);
+  }
+
+  private refused<T>(lane: Lane, reason: 'full' | 'late' | 'gone', detail?: string): Promise<T> {
+    this.stats[lane][reason === 'gone' ? 'gone' : 'refused']++;
+    return Promise.reject(new AdmissionRefused(reason, lane, `${this.name}: ${detail ?? reason} (${lane})`));
+  }
+
+  private drop(entry: Entry, reason: 'expired' | 'gone'): void {
+    if (entry.settled) return;
+    entry.settled = true;
+    this.live.set(entry.lane, this.live.get(entry.lane)! - 1);
+    entry.refuse(reason);
+  }
+
+  private execute<T>(job: () => Promise<T>): Promise<T> {
+    const t0 = performance.now();
+    let p: Promise<T>;
+    try {
+      p = job();
+    } catch (e) {
+      p = Promise.reject(e instanceof Error ? e : new Error(String(e)));
+    }
+    return p.finally(() => {
+      const ms = performance.now() - t0;
+      if (++this.finished > this.o.concurrency) {
+        const sample = this.avgMs === 0 ? ms : Math.min(ms, SAMPLE_CLIP * this.avgMs);
+        this.avgMs = this.avgMs === 0 ? sample : this.avgMs + EWMA_ALPHA * (sample - this.avgMs);
+      }
+      this.running--;
+      this.pump();
+    });
+  }
+
+  /** Starts queued jobs while slots are free, interactive first; settled (dropped, promoted) entries are skipped. */
+  private pump(): void {
+    while (this.running < this.o.concurrency) {
+      const entry = this.next();
+      if (!entry) return;
+      entry.settled = true;
+      this.live.set(entry.lane, this.live.get(entry.lane)! - 1);
+      if (performance.now() > entry.deadline) {
+        entry.refuse('expired');
+        continue;
+      }
+      this.running++;
+      entry.start();
+    }
+  }
+
+  private next(): Entry | undefined {
+    for (const lane of LANES) {
+      const q = this.queues.get(lane)!;
+      while (q.length) {
+        const e = q.shift()!;
+        if (!e.settled && e.lane === lane) return e;
+      }
+    }
+    return undefined;
+  }
+}
