@@ -76,7 +76,21 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
   sweep.unref();
   const app = opts.tls ? uWS.SSLApp({ cert_file_name: opts.tls.cert, key_file_name: opts.tls.key }) : uWS.App();
 
+  // Once close() is called the server drains: requests arriving on open keep-alive connections are refused by
+  // closing the connection (the client sees what it would on a closed port), the in-flight ones finish, then every
+  // connection is closed. Nothing is answered after the app has flushed its metering and closed the store.
+  let draining = false;
+  let closedAll = false;
+  const closeAllWhenIdle = () => {
+    if (!draining || closedAll || deadlines.size > 0) return;
+    closedAll = true;
+    clearInterval(sweep);
+    // A moment for the last replies to leave the socket buffers; TemplatedApp.close() is native but not in the typings.
+    setTimeout(() => (app as unknown as { close(): void }).close(), 100).unref();
+  };
+
   app.any('/*', (res, r) => {
+    if (draining) return void res.close();
     const headers: Record<string, string> = {};
     let headerBytes = 0;
     let fields = 0;
@@ -104,6 +118,7 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
       if (done) return;
       done = true;
       deadlines.delete(timer);
+      setImmediate(closeAllWhenIdle);
       res.cork(() => {
         res.writeStatus(statusLine(reply.status));
         for (const [k, v] of Object.entries(reply.headers)) res.writeHeader(k, v);
@@ -115,6 +130,7 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
     res.onAborted(() => {
       done = true;
       deadlines.delete(timer);
+      closeAllWhenIdle();
     });
     // The whole-request timeout covers reading the body too, so a slow-loris upload cannot hold a slot forever.
     const timer = { at: Date.now() + handler.requestTimeoutMs, fire: () => send(handler.fail(req, 'REQUEST_TIMEOUT')) };
@@ -159,8 +175,10 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
         port,
         url: `${scheme}://${host}:${port}`,
         close: () => {
-          clearInterval(sweep);
+          if (draining) return;
+          draining = true;
           uWS.us_listen_socket_close(token);
+          closeAllWhenIdle();
         },
       });
     });
