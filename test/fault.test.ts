@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { cli, exited, serveProcess } from './helpers/cli.js';
+import { CLI, cli, exited, serveProcess } from './helpers/cli.js';
+
+/** Metering is written in batches at most this far apart (README: "Security"); a crash loses at most this window. */
+const METER_WINDOW_MS = 1000;
 
 interface Burst {
   /** Arrival times (ms since epoch) of the answers that counted (200). */
@@ -80,4 +84,74 @@ describe('metering survives the end of the process', () => {
     expect(after.integrity).toBe('ok');
     expect(after.metered).toBe(b.answered.length);
   }, 60_000);
+});
+
+describe('kill -9 during a metered burst and key revocations', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'svcmaps-kill-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('restarts with an intact store, keys in their states, and metering lost only within the flush window', async () => {
+    const data = join(dir, 'data');
+    const first = await serveProcess(['--data', data]);
+    const [busy, keepA, revB, revC, revD] = await Promise.all([1, 2, 3, 4, 5].map(() => createKey(data)));
+    const b = burst(first.url, busy!.key, 8);
+    await new Promise((r) => setTimeout(r, 1500));
+    // Revocations by other processes; the server is killed the moment the first one reports, so the others are
+    // mid-flight, and one revoking process is itself killed at an arbitrary point.
+    const revoke = (id: string) =>
+      spawn(process.execPath, [...CLI, 'keys', 'revoke', id, '--data', data, '--json'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, SVCMAPS_DATA: '' },
+      });
+    const rb = revoke(revB!.id);
+    const rc = revoke(revC!.id);
+    const rd = revoke(revD!.id);
+    let killedAt = 0;
+    await new Promise<void>((resolve) => {
+      rb.stdout.once('data', () => {
+        killedAt = Date.now();
+        first.proc.kill('SIGKILL');
+        rd.kill('SIGKILL');
+        resolve();
+      });
+    });
+    await exited(first.proc);
+    await b.stop();
+    expect(await exited(rb)).toBe(0);
+    expect(await exited(rc)).toBe(0);
+    await exited(rd);
+
+    const after = storeState(data);
+    expect(after.integrity).toBe('ok');
+    const state = new Map(after.keys.map((k) => [k.id, k]));
+    for (const k of [busy!, keepA!]) expect(state.get(k.id)).toMatchObject({ active: 1, revoked_at: null });
+    for (const k of [revB!, revC!])
+      expect(state.get(k.id)).toMatchObject({ active: 0, revoked_at: expect.any(Number) });
+    const d = state.get(revD!.id)!; // killed mid-revoke: either fully revoked or untouched, never half
+    expect(d.active === 1 ? d.revoked_at === null : d.revoked_at !== null).toBe(true);
+
+    // Everything answered more than one flush window (plus scheduling slack) before the kill was metered.
+    const settled = b.answered.filter((t) => t < killedAt - METER_WINDOW_MS - 500).length;
+    expect(b.answered.length).toBeGreaterThan(100);
+    expect(after.metered).toBeGreaterThanOrEqual(settled);
+    expect(after.metered).toBeLessThanOrEqual(b.answered.length);
+
+    // The restarted server finds the directory free (no stale lock) and enforces the revocations.
+    const next = await serveProcess(['--data', data]);
+    try {
+      const q = async (key: string) =>
+        (await fetch(`${next.url}/maps/v1/autocomplete?q=a`, { headers: { 'X-API-Key': key } })).status;
+      expect(await q(busy!.key)).toBe(200);
+      expect(await q(keepA!.key)).toBe(200);
+      expect(await q(revB!.key)).toBe(401);
+      expect(await q(revC!.key)).toBe(401);
+      expect(await q(revD!.key)).toBe(d.active === 1 ? 200 : 401);
+    } finally {
+      next.proc.kill('SIGTERM');
+      expect(await exited(next.proc)).toBe(0);
+    }
+  }, 180_000);
 });
