@@ -56,10 +56,14 @@ export interface RoutingConfig {
   engine: 'builtin' | 'osrm' | 'valhalla' | 'graphhopper';
   /** Base URL of the upstream engine, e.g. http://localhost:5000 (OSRM), :8002 (Valhalla), :8989 (GraphHopper). */
   upstream_url: string;
-  /** Per-request timeout for the upstream engine. */
+  /** Per-query timeout (upstream call, or a built-in query in its routing thread); past it the caller degrades. */
   timeout_ms: number;
   /** Origin or destination farther than this from any drivable road is unroutable (422). */
   snap_max_m: number;
+  /** Threads the built-in router queries on (0 = os.availableParallelism()); all share one copy of the graph. */
+  threads: number;
+  /** Built-in queries that may wait for a routing thread; beyond, 503 DIRECTIONS_BACKPRESSURE. */
+  queue: number;
 }
 
 /** One admission lane's budget: how many jobs may wait, and how long one may wait to start (0 = sized from the machine). */
@@ -135,11 +139,11 @@ export const DEFAULTS: Config = {
   places: { default_max_wait_ms: 2000 },
   cache: { memory_bytes: 256 * 1024 * 1024 },
   metrics: { port: 0, host: '127.0.0.1' },
-  routing: { engine: 'builtin', upstream_url: '', timeout_ms: 5000, snap_max_m: 1500 },
+  routing: { engine: 'builtin', upstream_url: '', timeout_ms: 5000, snap_max_m: 1500, threads: 0, queue: 64 },
   admission: {
     interactive: { queue: 0, wait_ms: 5000 },
     batch: { queue: 0, wait_ms: 4000 },
-    staticmap: { concurrency: 0, queue: 0, wait_ms: 3000 },
+    staticmap: { concurrency: 0, queue: 0, wait_ms: 5000 },
   },
   tiles: {
     origin: 'render',

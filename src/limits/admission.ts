@@ -44,8 +44,13 @@ export const isAdmissionRefused = (e: unknown): e is AdmissionRefused => e insta
 export interface RunOptions {
   /** The requester's signal: once it fires, the job is dropped if it has not started yet. */
   signal?: AbortSignal;
-  /** Overrides the lane's wait budget (a shorter deadline the caller already knows of). */
+  /** Overrides the lane's wait budget (e.g. work of a request that was admitted upstream, with its own deadline). */
   waitMs?: number;
+  /**
+   * false: no refusal on the predicted wait (only on a full queue or the deadline). For the parts of work admitted
+   * upstream (a static map's basemap tiles): refusing one would throw away the map already under way.
+   */
+  predict?: boolean;
   /** Filled in when the job is queued: promote() moves it to the interactive lane (a person now waits for it). */
   ticket?: Ticket;
 }
@@ -135,9 +140,9 @@ export class Admission {
       this.stats[lane].started++;
       return this.execute(job);
     }
-    const waitMs = Math.min(opts.waitMs ?? budget.waitMs, budget.waitMs);
+    const waitMs = opts.waitMs ?? budget.waitMs;
     if (this.live.get(lane)! >= budget.queue) return this.refused(lane, 'full');
-    const predicted = this.predictedWaitMs(lane);
+    const predicted = opts.predict === false ? 0 : this.predictedWaitMs(lane);
     if (predicted > waitMs) return this.refused(lane, 'late', `predicted wait ${Math.round(predicted)} ms`);
 
     return new Promise<T>((resolve, reject) => {

@@ -174,8 +174,15 @@ export class TieredTileService implements TileService {
       this.originCalls++;
       return origin.fetch(r.z, r.x, r.y, scale, AbortSignal.timeout(Math.max(this.o.timeoutMs * 3, 30_000)));
     };
+    // A static map's basemap tile (batch, not prefetch) belongs to a map admitted already: it waits up to the tile
+    // timeout instead of the batch budget and is not refused on a predicted wait, so an admitted map is finished.
+    const ofAdmittedMap = r.lane === 'batch' && !r.prefetch;
     const admitted = () =>
-      this.admission.run(f.lane, render, { signal: f.abort.signal, ticket: f.ticket, waitMs: this.o.timeoutMs });
+      this.admission.run(f.lane, render, {
+        signal: f.abort.signal,
+        ticket: f.ticket,
+        ...(ofAdmittedMap ? { waitMs: this.o.timeoutMs, predict: false } : {}),
+      });
     let bytes: Buffer | undefined;
     try {
       bytes = await (r.prefetch ? this.prefetchPool.run(admitted) : admitted());

@@ -103,6 +103,8 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
     const method = r.getMethod().toUpperCase();
     let ip: string | undefined;
     let done = false;
+    let gone: AbortController | undefined; // created on first use: most requests never ask
+    const hangUp = () => gone?.abort();
     const req: HttpRequest = {
       method,
       path: r.getUrl(),
@@ -113,6 +115,13 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
         return (ip ??= done ? '' : clientIp(res, headers, opts.clientIpHeader));
       },
       requestId: pickRequestId(headers['x-request-id']),
+      get signal() {
+        if (!gone) {
+          gone = new AbortController();
+          if (done) gone.abort(); // asked after the client left or the timeout answered
+        }
+        return gone.signal;
+      },
     };
     const send = (reply: HttpReply) => {
       if (done) return;
@@ -131,9 +140,16 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
       done = true;
       deadlines.delete(timer);
       closeAllWhenIdle();
+      hangUp();
     });
     // The whole-request timeout covers reading the body too, so a slow-loris upload cannot hold a slot forever.
-    const timer = { at: Date.now() + handler.requestTimeoutMs, fire: () => send(handler.fail(req, 'REQUEST_TIMEOUT')) };
+    const timer = {
+      at: Date.now() + handler.requestTimeoutMs,
+      fire: () => {
+        send(handler.fail(req, 'REQUEST_TIMEOUT'));
+        hangUp(); // queued work for this request is dropped, not done for nobody
+      },
+    };
     deadlines.add(timer);
     const dispatch = () => handler.handle(req).then(send, () => send(handler.fail(req, 'INTERNAL_ERROR')));
 

@@ -1,0 +1,237 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from './helpers/app.js';
+import { bytesOf, tileToken } from './helpers/tiles.js';
+import { Admission, AdmissionRefused } from '../src/limits/admission.js';
+import { admissionBudgets } from '../src/tiles/factory.js';
+import { configWith } from '../src/config/load.js';
+import type { AdmittedStaticMaps } from '../src/tiles/staticmap.js';
+import type { TieredTileService } from '../src/tiles/tiered.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A path over a fresh area (each i elsewhere on the globe), spanning ~0.2 degrees: about 5x5 cold tiles at 1024 px. */
+const freshPath = (i: number) => {
+  const lat = -50 + ((i * 7.3) % 100);
+  const lng = -170 + ((i * 13.7) % 340);
+  return `${lat.toFixed(4)},${lng.toFixed(4)},${(lat + 0.15).toFixed(4)},${(lng + 0.2).toFixed(4)}`;
+};
+
+/** Sends one request and reports its status, Retry-After, body size and how long the answer took. */
+async function timed(s: TestServer, path: string, headers: Record<string, string> = {}) {
+  const t0 = performance.now();
+  const r = await s.get(path, headers);
+  const body = await bytesOf(r);
+  return {
+    status: r.status,
+    retryAfter: r.headers.get('retry-after'),
+    source: r.headers.get('x-tile-source'),
+    bytes: body.length,
+    ms: performance.now() - t0,
+  };
+}
+
+describe('admission control (unit)', () => {
+  const lanes = { interactive: { queue: 4, waitMs: 1000 }, batch: { queue: 4, waitMs: 1000 } };
+  const gate = () => {
+    let open!: () => void;
+    const p = new Promise<void>((r) => (open = r));
+    return { p, open };
+  };
+
+  it('runs interactive work ahead of queued batch work', async () => {
+    const a = new Admission('t', { concurrency: 1, lanes });
+    const g = gate();
+    const order: string[] = [];
+    const first = a.run('batch', () => g.p);
+    const jobs = [
+      a.run('batch', async () => void order.push('b1')),
+      a.run('batch', async () => void order.push('b2')),
+      a.run('interactive', async () => void order.push('i1')),
+    ];
+    g.open();
+    await Promise.all([first, ...jobs]);
+    expect(order).toEqual(['i1', 'b1', 'b2']);
+  });
+
+  it('refuses at once when a lane is full, or when the predicted wait exceeds the budget', async () => {
+    const a = new Admission('t', { concurrency: 1, lanes: { batch: { queue: 10, waitMs: 400 } } });
+    // Teach it that a job takes ~150 ms (the first job per slot is not sampled: it pays start-up costs).
+    for (let i = 0; i < 4; i++) await a.run('batch', () => sleep(150));
+    expect(a.averageMs).toBeGreaterThan(140);
+    const g = gate();
+    const running = a.run('batch', () => g.p);
+    // Waits predicted ~150 and ~300 ms fit the 400 ms budget; a third in line (~450 ms) is refused at once.
+    const queued = [a.run('batch', async () => 1), a.run('batch', async () => 2)];
+    const t0 = performance.now();
+    await expect(a.run('batch', async () => 3)).rejects.toMatchObject({ reason: 'late' });
+    expect(performance.now() - t0).toBeLessThan(20);
+    const tight = new Admission('t', { concurrency: 1, lanes: { batch: { queue: 1, waitMs: 1000 } } });
+    const g2 = gate();
+    const r2 = tight.run('batch', () => g2.p);
+    const q2 = tight.run('batch', async () => 0);
+    await expect(tight.run('batch', async () => 0)).rejects.toMatchObject({ reason: 'full' });
+    g.open();
+    g2.open();
+    await Promise.all([running, ...queued, r2, q2]);
+  });
+
+  it('drops queued work whose deadline passed or whose requester went away; it is never run', async () => {
+    const a = new Admission('t', { concurrency: 1, lanes: { batch: { queue: 10, waitMs: 100 } } });
+    const g = gate();
+    let ran = 0;
+    const running = a.run('batch', () => g.p);
+    const ac = new AbortController();
+    const gone = a.run('batch', async () => void ran++, { signal: ac.signal });
+    const late = a.run('batch', async () => void ran++);
+    ac.abort();
+    await expect(gone).rejects.toMatchObject({ reason: 'gone' });
+    const t0 = performance.now();
+    await expect(late).rejects.toBeInstanceOf(AdmissionRefused);
+    expect(performance.now() - t0).toBeLessThan(250); // answered at its deadline, not when a slot frees
+    g.open();
+    await running;
+    await sleep(10);
+    expect(ran).toBe(0);
+    expect(a.stats.batch).toMatchObject({ started: 1, gone: 1, expired: 1 });
+  });
+
+  it('a queued batch job can be promoted ahead of the batch backlog', async () => {
+    const a = new Admission('t', { concurrency: 1, lanes });
+    const g = gate();
+    const order: string[] = [];
+    const first = a.run('batch', () => g.p);
+    const ticket: { promote?: () => void } = {};
+    const jobs = [
+      a.run('batch', async () => void order.push('b1')),
+      a.run('batch', async () => void order.push('b2'), { ticket }),
+    ];
+    ticket.promote!();
+    g.open();
+    await Promise.all([first, ...jobs]);
+    expect(order).toEqual(['b2', 'b1']);
+  });
+
+  it('budgets are sized from the machine unless configured', () => {
+    const auto = admissionBudgets(configWith({}), 2);
+    expect(auto.staticmap).toEqual({ concurrency: 4, queue: 16, waitMs: 5000 });
+    expect(auto.tiles.interactive).toEqual({ queue: 2048, waitMs: 5000 });
+    expect(auto.tiles.batch).toEqual({ queue: 512, waitMs: 4000 });
+    const set = admissionBudgets(
+      configWith({ admission: { staticmap: { concurrency: 3, queue: 5, wait_ms: 700 } } }),
+      16,
+    );
+    expect(set.staticmap).toEqual({ concurrency: 3, queue: 5, waitMs: 700 });
+    expect(() => configWith({ admission: { staticmap: { queue: -1 } } })).toThrow(/admission.staticmap.queue/);
+    expect(() => configWith({ admission: { batch: { size: 3 } } })).toThrow(/size/);
+  });
+});
+
+describe('admission control on the real app', () => {
+  let s: TestServer;
+  let H: Record<string, string>;
+  let t: string;
+  beforeAll(async () => {
+    // A tiny budget: one static map at a time, two may wait (each at most 3 s).
+    s = await startServer({ admission: { staticmap: { concurrency: 1, queue: 2, wait_ms: 3000 } } });
+    H = { 'X-API-Key': s.key({ perMinute: 100_000 }).key };
+    t = await tileToken(s);
+    // Warm the render threads so the first map's time is not thread start-up.
+    expect((await timed(s, `/maps/v1/tiles/2/1/1.png?t=${t}`)).status).toBe(200);
+  });
+  afterAll(() => s?.close());
+
+  const maps = () => s.app.services.staticMaps as AdmittedStaticMaps;
+  const tiles = () => s.app.services.tiles as TieredTileService;
+
+  it('a burst of static maps: the budget renders, the rest get a fast bare 503 with Retry-After', async () => {
+    const started = maps().started;
+    const burst = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => timed(s, `/maps/v1/staticmap?path=${freshPath(i)}&w=1024&h=1024`, H)),
+    );
+    const ok = burst.filter((r) => r.status === 200);
+    const refused = burst.filter((r) => r.status === 503);
+    expect(ok.length + refused.length).toBe(24);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    expect(ok.length).toBeLessThanOrEqual(3); // one running, two waiting
+    expect(refused.length).toBeGreaterThanOrEqual(21);
+    for (const r of refused) {
+      expect(r.retryAfter).toBe('2');
+      expect(r.bytes).toBe(0); // bare status, like the endpoint's other errors
+      expect(r.ms).toBeLessThan(250);
+    }
+    expect(maps().started - started).toBe(ok.length);
+  }, 30_000);
+
+  it('cold tiles requested during a static-map burst answer 200 (interactive before batch)', async () => {
+    // Its own server with room for a real batch backlog: 8 maps drawing (~25 basemap tiles each), 8 waiting.
+    const b = await startServer({ admission: { staticmap: { concurrency: 8, queue: 8 } } });
+    try {
+      const key = { 'X-API-Key': b.key({ perMinute: 100_000 }).key };
+      const tok = await tileToken(b);
+      expect((await timed(b, `/maps/v1/tiles/2/1/1.png?t=${tok}`)).status).toBe(200);
+      const admission = (b.app.services.tiles as TieredTileService).admission;
+      const burst = Promise.all(
+        Array.from({ length: 24 }, (_, i) =>
+          timed(b, `/maps/v1/staticmap?path=${freshPath(100 + i)}&w=1024&h=1024`, key),
+        ),
+      );
+      while (admission.queued('batch') < 100) await sleep(2);
+      const backlog = admission.queued('batch');
+      const cold = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => timed(b, `/maps/v1/tiles/14/${8000 + i}/${5000 + (i % 3)}.png?t=${tok}`)),
+      );
+      const ok = cold.filter((r) => r.status === 200);
+      const slowest = Math.max(...cold.map((r) => r.ms));
+      console.log(
+        `cold tiles behind ${backlog} queued batch tiles: ${ok.length}/30 ok, slowest ${slowest.toFixed(0)} ms`,
+      );
+      expect(ok.length).toBe(30);
+      expect(cold.every((r) => r.source === 'fresh')).toBe(true);
+      // Still a backlog when the last cold tile was answered: they went ahead of it, not after it.
+      expect(admission.queued('batch')).toBeGreaterThan(0);
+      const maps = await burst;
+      expect(maps.every((r) => r.status === 200 || r.status === 503)).toBe(true);
+    } finally {
+      await b.close();
+    }
+  }, 30_000);
+
+  it('a static map whose client went away while it waited is never rendered', async () => {
+    const before = maps().started;
+    const gone = maps().admission.stats.batch.gone;
+    const first = timed(s, `/maps/v1/staticmap?path=${freshPath(200)}&w=1024&h=1024`, H);
+    await sleep(20);
+    const ac = new AbortController();
+    const second = fetch(`${s.url}/maps/v1/staticmap?path=${freshPath(201)}&w=1024&h=1024`, {
+      headers: H,
+      signal: ac.signal,
+    }).catch((e: Error) => e.name);
+    await sleep(50);
+    ac.abort();
+    expect(await second).toBe('AbortError');
+    expect((await first).status).toBe(200);
+    await sleep(200);
+    expect(maps().started - before).toBe(1);
+    expect(maps().admission.stats.batch.gone - gone).toBe(1);
+  }, 30_000);
+
+  it('a cold tile whose client went away while queued is never rendered', async () => {
+    const admission = tiles().admission;
+    // Fill the render slots and the queue with a static map's basemap tiles, then ask for a cold tile and leave.
+    const map = timed(s, `/maps/v1/staticmap?path=${freshPath(300)}&w=1024&h=1024`, H);
+    while (admission.queued() === 0) await sleep(2);
+    const gone = admission.stats.interactive.gone;
+    const ac = new AbortController();
+    const left = fetch(`${s.url}/maps/v1/tiles/15/17000/11000.png?t=${t}`, { signal: ac.signal }).catch(
+      (e: Error) => e.name,
+    );
+    await sleep(5);
+    ac.abort();
+    expect(await left).toBe('AbortError');
+    await map;
+    await sleep(100);
+    expect(admission.stats.interactive.gone - gone).toBe(1);
+    // Never rendered, so never stored: asked again, it is drawn now.
+    expect((await timed(s, `/maps/v1/tiles/15/17000/11000.png?t=${t}`)).source).toBe('fresh');
+  }, 30_000);
+});
