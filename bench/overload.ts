@@ -1,0 +1,296 @@
+/**
+ * Overload benchmark: what bursts of static maps and cold tiles do to the appliance, on the embedded default (a fresh
+ * data directory with the gazetteer and the Natural Earth basemap, no import), every request truly in flight at once
+ * (no client-side cap), against one server process started as `npm run serve` would (bench/serve-app.ts).
+ *
+ *   npm run bench:overload
+ *
+ * Scenarios, in order, each over areas no earlier request drew:
+ *   baseline   static maps 1024x1024, 8 in flight                  -> the goodput every burst is compared with
+ *   maps-300   300 static maps at once
+ *   maps-600   600 static maps at once
+ *   tiles-200  200 cold z14 tiles, sent one second into a burst of 300 static maps
+ *   tiles-1000 1,000 cold z14 tiles at once
+ * Per scenario: answers by status, goodput (successful answers per second, first request sent to last answer) and its
+ * ratio to the baseline, latency of refusals (503/504) p95 and whether each carried Retry-After, the slowest answer,
+ * /livez and a hot tile p99 (each probed every 25 ms during the burst) and the server's peak RSS.
+ *
+ * Tunables (environment): BENCH_BASELINE_MAPS (32). Results are also written to bench/results/overload-<time>.json.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensurePlacesDb } from '../src/places/load.js';
+import { ROOT, startProc, type Proc } from './tiles-proc.js';
+
+const BASELINE_MAPS = Number(process.env.BENCH_BASELINE_MAPS ?? 32);
+const REQUEST_TIMEOUT_MS = 30_000;
+
+interface Answer {
+  status: number;
+  ms: number;
+  retryAfter: boolean;
+  source?: string;
+}
+
+let base = '';
+let apiKey = '';
+let token = '';
+
+async function get(path: string, headers: Record<string, string> = {}): Promise<Answer> {
+  const t0 = performance.now();
+  try {
+    const r = await fetch(base + path, { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS + 15_000) });
+    await r.arrayBuffer();
+    return {
+      status: r.status,
+      ms: performance.now() - t0,
+      retryAfter: r.headers.has('retry-after'),
+      source: r.headers.get('x-tile-source') ?? undefined,
+    };
+  } catch {
+    return { status: 0, ms: performance.now() - t0, retryAfter: false }; // connection failed or client gave up
+  }
+}
+
+/** A path over an area no other request of this run drew (spread over the globe by a golden-ratio sequence). */
+let area = 0;
+function freshPath(): string {
+  const i = area++;
+  const lat = -55 + ((i * 0.618_034 * 125) % 125);
+  const lng = -178 + ((i * 0.754_877 * 356) % 356);
+  return `${lat.toFixed(4)},${lng.toFixed(4)},${(lat + 0.15).toFixed(4)},${(lng + 0.2).toFixed(4)}`;
+}
+const mapPath = () => `/maps/v1/staticmap?path=${freshPath()}&w=1024&h=1024`;
+
+/** Cold z14 tiles: a block of addresses no other request of this run asked for. */
+let tileRow = 0;
+function coldTiles(n: number): string[] {
+  const out: string[] = [];
+  const row0 = 5000 + tileRow;
+  for (let i = 0; i < n; i++)
+    out.push(`/maps/v1/tiles/14/${8000 + (i % 100)}/${row0 + Math.floor(i / 100)}.png?t=${token}`);
+  tileRow += Math.ceil(n / 100) + 1;
+  return out;
+}
+
+const pct = (xs: number[], p: number) => {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+
+/** Probes /livez and a hot tile every 25 ms and samples the server's RSS every 100 ms until stopped. */
+function watch(proc: Proc, hotTile: string) {
+  let on = true;
+  const livez: number[] = [];
+  const hot: number[] = [];
+  let peakRss = proc.rssMb();
+  const probe = async (path: string, into: number[]) => {
+    while (on) {
+      into.push((await get(path)).ms);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  const probes = [probe('/livez', livez), probe(hotTile, hot)];
+  const rss = setInterval(() => (peakRss = Math.max(peakRss, proc.rssMb())), 100);
+  return async () => {
+    on = false;
+    clearInterval(rss);
+    await Promise.all(probes);
+    return { livezP99: pct(livez, 99), hotP99: pct(hot, 99), peakRssMb: Math.max(peakRss, proc.rssMb()) };
+  };
+}
+
+interface Row {
+  scenario: string;
+  sent: number;
+  ok: number;
+  standIns: number;
+  refused: number;
+  refusedWithoutRetryAfter: number;
+  other: Record<string, number>;
+  seconds: number;
+  goodput: number;
+  ratio?: number;
+  refusalP95Ms: number;
+  slowestMs: number;
+  livezP99Ms: number;
+  hotTileP99Ms: number;
+  peakRssMb: number;
+}
+
+function summarise(
+  scenario: string,
+  answers: Answer[],
+  seconds: number,
+  w: Awaited<ReturnType<ReturnType<typeof watch>>>,
+): Row {
+  const ok = answers.filter((a) => a.status === 200);
+  const refused = answers.filter((a) => a.status === 503 || a.status === 504);
+  const other: Record<string, number> = {};
+  for (const a of answers)
+    if (a.status !== 200 && a.status !== 503 && a.status !== 504) other[a.status] = (other[a.status] ?? 0) + 1;
+  return {
+    scenario,
+    sent: answers.length,
+    ok: ok.length,
+    standIns: ok.filter((a) => a.source?.startsWith('ancestor')).length,
+    refused: refused.length,
+    refusedWithoutRetryAfter: refused.filter((a) => !a.retryAfter).length,
+    other,
+    seconds,
+    goodput: ok.length / seconds,
+    refusalP95Ms: pct(
+      refused.map((a) => a.ms),
+      95,
+    ),
+    slowestMs: Math.max(...answers.map((a) => a.ms)),
+    livezP99Ms: w.livezP99,
+    hotTileP99Ms: w.hotP99,
+    peakRssMb: w.peakRssMb,
+  };
+}
+
+/** Sends every path at once; seconds run from the first request sent to the last answer received. */
+async function burst(paths: string[], headers: Record<string, string>) {
+  const t0 = performance.now();
+  const answers = await Promise.all(paths.map((p) => get(p, headers)));
+  return { answers, seconds: (performance.now() - t0) / 1000 };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 3000)); // the server finishes what it admitted
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svcmaps-overload-'));
+  await ensurePlacesDb(dataDir); // the embedded default a fresh `serve` installs
+  const proc = await startProc('serve-app.ts', [dataDir]);
+  try {
+    base = `http://127.0.0.1:${proc.port}`;
+    apiKey = proc.ready.apiKey!;
+    const K = { 'X-API-Key': apiKey };
+    const minted = await fetch(`${base}/maps/v1/tile-token`, { method: 'POST', headers: K });
+    token = ((await minted.json()) as { data: { token: string } }).data.token;
+    const hotTile = `/maps/v1/tiles/3/4/3.png?t=${token}`;
+    if ((await get(hotTile)).status !== 200) throw new Error('warm-up tile failed');
+    // Render threads started and warm: a few maps before the baseline.
+    await Promise.all(Array.from({ length: 4 }, () => get(mapPath(), K)));
+    const rows: Row[] = [];
+
+    {
+      const w = watch(proc, hotTile);
+      const t0 = performance.now();
+      const answers: Answer[] = [];
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (next++ < BASELINE_MAPS) answers.push(await get(mapPath(), K));
+        }),
+      );
+      rows.push(summarise('baseline: 8 maps in flight', answers, (performance.now() - t0) / 1000, await w()));
+    }
+    const baseline = rows[0]!.goodput;
+    const run = async (scenario: string, go: () => Promise<{ answers: Answer[]; seconds: number }>, maps = true) => {
+      await settle();
+      const w = watch(proc, hotTile);
+      const { answers, seconds } = await go();
+      const row = summarise(scenario, answers, seconds, await w());
+      if (maps) row.ratio = row.goodput / baseline; // tiles per second are not comparable with maps per second
+      rows.push(row);
+      print(rows.slice(-1));
+      return row;
+    };
+    print(rows);
+
+    await run('300 maps at once', () => burst(Array.from({ length: 300 }, mapPath), K));
+    await run('600 maps at once', () => burst(Array.from({ length: 600 }, mapPath), K));
+    let mapsUnderTiles: Row | undefined;
+    await run(
+      '200 cold z14 tiles 1 s into 300 maps',
+      async () => {
+        const maps = burst(Array.from({ length: 300 }, mapPath), K);
+        await new Promise((r) => setTimeout(r, 1000));
+        const tiles = await burst(coldTiles(200), {});
+        const m = await maps;
+        mapsUnderTiles = summarise('  (the 300 maps beside them)', m.answers, m.seconds, {
+          livezP99: NaN,
+          hotP99: NaN,
+          peakRssMb: NaN,
+        });
+        mapsUnderTiles.ratio = mapsUnderTiles.goodput / baseline;
+        return tiles;
+      },
+      false,
+    );
+    if (mapsUnderTiles) print([mapsUnderTiles]);
+    await run('1,000 cold z14 tiles at once', () => burst(coldTiles(1000), {}), false);
+
+    const hwm = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+    console.log(`\nserver peak RSS over the whole run (VmHWM): ${hwm.toFixed(0)} MB`);
+    console.log(
+      `machine: ${cpus()[0]?.model ?? '?'} x${availableParallelism()}, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} (shared: other work may run beside the benchmark)`,
+    );
+    mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+    const file = join(ROOT, `bench/results/overload-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    writeFileSync(file, JSON.stringify({ rows, mapsUnderTiles, baselineMapsPerS: baseline, peakRssMb: hwm }, null, 2));
+    console.log(`results: ${file}`);
+  } finally {
+    await proc.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+let header = false;
+function print(rows: Row[]): void {
+  const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '-');
+  if (!header) {
+    header = true;
+    console.log(
+      [
+        'scenario'.padEnd(38),
+        'sent'.padStart(5),
+        'ok'.padStart(5),
+        'stand-in'.padStart(8),
+        '503/504'.padStart(8),
+        'no R-A'.padStart(6),
+        'other'.padStart(8),
+        's'.padStart(6),
+        'goodput/s'.padStart(9),
+        'x base'.padStart(6),
+        'refusal p95'.padStart(11),
+        'slowest'.padStart(8),
+        'livez p99'.padStart(9),
+        'hot p99'.padStart(8),
+        'peak RSS'.padStart(8),
+      ].join(' '),
+    );
+  }
+  for (const r of rows)
+    console.log(
+      [
+        r.scenario.padEnd(38),
+        String(r.sent).padStart(5),
+        String(r.ok).padStart(5),
+        String(r.standIns).padStart(8),
+        String(r.refused).padStart(8),
+        String(r.refusedWithoutRetryAfter).padStart(6),
+        (
+          Object.entries(r.other)
+            .map(([k, v]) => `${k}:${v}`)
+            .join(',') || '-'
+        ).padStart(8),
+        f(r.seconds, 1).padStart(6),
+        f(r.goodput, 1).padStart(9),
+        (r === rows[0] && r.scenario.startsWith('baseline') ? '1.00' : f(r.ratio ?? NaN, 2)).padStart(6),
+        `${f(r.refusalP95Ms)} ms`.padStart(11),
+        `${f(r.slowestMs)} ms`.padStart(8),
+        `${f(r.livezP99Ms)} ms`.padStart(9),
+        `${f(r.hotTileP99Ms)} ms`.padStart(8),
+        `${f(r.peakRssMb)} MB`.padStart(8),
+      ].join(' '),
+    );
+}
+
+await main();
