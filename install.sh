@@ -83,8 +83,9 @@ Options:
                  written but not started)
   --no-systemd   do not write a systemd unit
   --unit-file PATH
-                 write the unit to PATH instead of $SYSTEM_UNIT_FILE (no
-                 daemon-reload, no start; works without root)
+                 write the unit to PATH (a .service file) instead of
+                 $SYSTEM_UNIT_FILE; no daemon-reload, no start,
+                 works without root (e.g. for systemd-analyze verify)
   -h, --help     show this help
 
 Options also accept the --opt=value form.
