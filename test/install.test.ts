@@ -14,10 +14,10 @@ function serveInstalled(app: string, data: string): Promise<{ proc: ChildProcess
     { cwd: tmpdir(), env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let err = '';
-  proc.stderr!.on('data', (d) => (err += d));
+  proc.stderr.on('data', (d) => (err += d));
   return new Promise((resolve, reject) => {
     let out = '';
-    proc.stdout!.on('data', (d) => {
+    proc.stdout.on('data', (d) => {
       out += d;
       const m = /listening on (\S+)/.exec(out);
       if (m) resolve({ proc, url: m[1]! });
