@@ -418,7 +418,9 @@ fi
 # ---------------------------------------------------------- verify ----
 
 say "Verifying the CLI"
-[[ -x $PREFIX/bin/svcmaps ]] || chmod a+rx "$PREFIX/bin/svcmaps"
+# (The CLI is always run as `node bin/svcmaps`; the executable bit is for operators typing bin/svcmaps.)
+[[ -x $PREFIX/bin/svcmaps ]] || chmod a+rx "$PREFIX/bin/svcmaps" 2>/dev/null ||
+  warn "$PREFIX/bin/svcmaps is not executable and $CURRENT_USER cannot change that; run it as: node $PREFIX/bin/svcmaps"
 CLI_OK=0
 if cli_out=$(cd "$PREFIX" && "$NODE_BIN" bin/svcmaps --help 2>&1); then
   CLI_OK=1
