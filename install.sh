@@ -507,6 +507,19 @@ else
 fi
 note "$(stat -c '%A %U:%G %n' -- "$DATA")"
 
+# A svcmaps.pid that names no running svcmaps server (carried from the machine the data was prepared on, or left by
+# a crash) would point `svcmaps reload` and `status` at whatever process now has that pid: remove it.
+PID_FILE=$DATA/svcmaps.pid
+if [[ -f $PID_FILE ]]; then
+  old_pid=$(grep -o '"pid":[0-9]*' -- "$PID_FILE" | head -n 1 | cut -d: -f2 || true)
+  if [[ -n $old_pid ]] && tr '\0' ' ' <"/proc/$old_pid/cmdline" 2>/dev/null | grep -q 'svcmaps.* serve'; then
+    note "$PID_FILE: svcmaps server $old_pid is running"
+  else
+    rm -f -- "$PID_FILE"
+    note "removed a stale $PID_FILE (pid ${old_pid:-?} is not a running svcmaps server here)"
+  fi
+fi
+
 # The tile-token secret signs tile tokens; the server refuses it (fails closed) when group or others may read it.
 # cp, scp, rsync and tar keep its mode 0600; a copy through a medium without Unix modes (a FAT/exFAT stick) does
 # not, so the installer tightens it again and says so.
