@@ -194,6 +194,13 @@ export class Admission {
     entry.settled = true;
     this.live.set(entry.lane, this.live.get(entry.lane)! - 1);
     entry.refuse(reason);
+    // Dropped entries leave the queue when reached; while every slot is busy they are swept out in bulk instead.
+    const q = this.queues.get(entry.lane)!;
+    if (q.length > 2 * this.live.get(entry.lane)! + 64)
+      this.queues.set(
+        entry.lane,
+        q.filter((e) => !e.settled && e.lane === entry.lane),
+      );
   }
 
   private execute<T>(job: () => Promise<T>): Promise<T> {
