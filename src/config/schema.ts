@@ -53,6 +53,8 @@ export const CONFIG_SCHEMA = obj({
     upstream_url: { type: 'string', pattern: '^(https?://[^\\s]+)?$' },
     timeout_ms: int(100, 120_000),
     snap_max_m: int(10, 50_000),
+    threads: int(0, 256),
+    queue: int(0, 100_000),
   }),
   tiles: obj({
     origin: { enum: ['render', 'xyz', 'mbtiles', 'none'] },

@@ -5,7 +5,7 @@ import { loadGraph, type RoadGraph } from './graph.js';
 import { maneuvers } from './maneuvers.js';
 import { assemble, directPath, polyline, sourceSeeds, targetSeeds, type RoutePath } from './path.js';
 import { snapPoint } from './snap.js';
-import type { EnginePath, EngineResult, RoutingEngine } from './types.js';
+import type { EnginePath, EngineResult, RouteOptions, RoutingEngine } from './types.js';
 
 export interface BuiltinOptions {
   /** A point farther than this from any drivable road cannot be routed (unroutable, 422). */
@@ -16,7 +16,9 @@ export interface BuiltinOptions {
  * The built-in car router over the imported graph: snap both ends onto the nearest drivable segment, run a
  * bidirectional contraction-hierarchy query between the segment ends (turn restrictions are in the graph),
  * unpack shortcuts to road geometry, add via-node alternatives and OSRM-style maneuvers. Queries are synchronous
- * (well under a millisecond on a city graph), so one pair of search objects serves every request.
+ * (well under a millisecond on a city graph, up to a second across a country), so one pair of search objects
+ * serves every request of its thread; the server runs one engine per routing thread (route-pool.ts), all over the
+ * same shared graph.
  */
 export class BuiltinEngine implements RoutingEngine {
   readonly name = 'svc';
@@ -41,15 +43,18 @@ export class BuiltinEngine implements RoutingEngine {
     return this.graph.meta.buildId;
   }
 
-  async route(from: LatLng, to: LatLng, opts: { alternatives: number; locale: 'en' | 'ar' }): Promise<EngineResult> {
+  async route(from: LatLng, to: LatLng, opts: RouteOptions): Promise<EngineResult> {
     return this.routeSync(from, to, opts);
   }
 
+  /** `check` is called while the searches run and may throw to abandon the query (see CHQuery.interrupt). */
   routeSync(
     from: LatLng,
     to: LatLng,
     opts: { alternatives: number; locale: 'en' | 'ar'; maneuvers?: boolean },
+    check?: () => void,
   ): EngineResult {
+    this.q.interrupt = this.check.interrupt = check;
     const paths = this.paths(from, to, opts.alternatives);
     if (!paths) return { kind: 'unroutable' };
     const withManeuvers = opts.maneuvers ?? true;

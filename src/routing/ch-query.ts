@@ -1,6 +1,9 @@
 import FlatQueue from 'flatqueue';
 import type { CHArrays } from './ch-build.js';
 
+/** Settled nodes between two interrupt checks: a few microseconds of search. */
+const CHECK_EVERY = 512;
+
 /** A search endpoint: a graph node and the cost (ms) already spent reaching it (source) or still to go (target). */
 export type Seed = [node: number, offset: number];
 
@@ -8,7 +11,7 @@ export type Seed = [node: number, offset: number];
  * Bidirectional CH query: a forward Dijkstra from the sources over upward edges and a backward one from the
  * targets over (reversed) downward edges; they meet at the highest node of the shortest path. Per-node state
  * is reused across queries with an epoch stamp, so a query touches only its (small) search spaces.
- * Not re-entrant: one instance per concurrent caller (queries are synchronous, so one per engine suffices).
+ * Not re-entrant: one instance per concurrent caller (queries are synchronous, so one per engine thread suffices).
  */
 export class CHQuery {
   readonly distF: Float64Array;
@@ -22,6 +25,13 @@ export class CHQuery {
   private readonly qB = new FlatQueue<number>();
   /** Nodes settled by both searches in the last `full` query (via-node candidates for alternatives). */
   readonly meetNodes: number[] = [];
+
+  /**
+   * Called every CHECK_EVERY settled nodes while a query runs; it throws to abandon the query (a pool thread's
+   * cancel word, see limits/worker-host.ts). Unset, queries run to the end.
+   */
+  interrupt?: () => void;
+  private steps = 0;
 
   /** Ranks at or above this belong to the uncontracted core (see CHOptions.coreDegree). */
   private readonly coreStart: number;
@@ -90,6 +100,7 @@ export class CHQuery {
         const d = qF.peekValue()!,
           u = qF.pop()!;
         if (d > distF[u]!) continue;
+        if (++this.steps % CHECK_EVERY === 0) this.interrupt?.();
         if (stB[u] === ep) {
           consider(u);
           if (full) this.meetNodes.push(u);
@@ -110,6 +121,7 @@ export class CHQuery {
         const d = qB.peekValue()!,
           u = qB.pop()!;
         if (d > distB[u]!) continue;
+        if (++this.steps % CHECK_EVERY === 0) this.interrupt?.();
         if (stF[u] === ep) {
           consider(u);
           if (full) this.meetNodes.push(u);
@@ -149,6 +161,7 @@ export class CHQuery {
       if (stB[v] === ep) qB.push(v, distB[v]!);
     }
     while (qF.length && qB.length && qF.peekValue()! + qB.peekValue()! < best) {
+      if (++this.steps % CHECK_EVERY === 0) this.interrupt?.();
       if (qF.length <= qB.length) {
         const d = qF.peekValue()!,
           u = qF.pop()!;

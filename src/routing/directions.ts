@@ -59,11 +59,30 @@ const lineString = (coordinates: Array<[number, number]>) => JSON.stringify({ ty
  * failure the caller gets the degraded straight line (200) while the computation carries on in the background.
  */
 export class DirectionsService {
-  constructor(private readonly d: DirectionsDeps) {}
+  constructor(private readonly d: DirectionsDeps) {
+    d.engine.start?.();
+  }
 
-  /** Swaps the engine (reload after an import). Cached routes are keyed by engine version, so none go stale. */
+  get engine(): RoutingEngine {
+    return this.d.engine;
+  }
+
+  /**
+   * Swaps the engine (reload after an import): the running engine takes over the new one's data in place when it
+   * can (the built-in router swaps the graph in its threads), otherwise the new engine starts and the old one is
+   * closed. Cached routes are keyed by engine version, so none go stale.
+   */
   setEngine(engine: RoutingEngine): void {
+    const old = this.d.engine;
+    if (old === engine || old.adopt?.(engine)) return;
     this.d.engine = engine;
+    engine.start?.();
+    old.close?.();
+  }
+
+  /** Stops the engine's threads (app shutdown). */
+  close(): void {
+    this.d.engine.close?.();
   }
 
   async directions(r: DirectionsRequest) {
@@ -122,7 +141,9 @@ export class DirectionsService {
     const key = routeKey(engine, a, b, r.coarseOrigin, alternatives, r.locale);
     const hit = cache?.get<CachedLeg>(key);
     if (hit && hit.value.paths.length) return { paths: hit.value.paths, source: hit.tier, engine: hit.value.engine };
-    const work = engine.route(a, b, { alternatives, locale: r.locale }).then(
+    // The requester's signal goes with the query: once the client is gone (or the whole-request timeout answered)
+    // the engine drops or abandons it. A max_wait_ms expiry does not: the query goes on to warm the cache.
+    const work = engine.route(a, b, { alternatives, locale: r.locale, signal: r.signal }).then(
       (res) => {
         if (res.kind === 'ok' && res.paths.length)
           cache?.set(key, { engine: engine.name, paths: res.paths } satisfies CachedLeg);

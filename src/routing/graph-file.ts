@@ -1,9 +1,20 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 
 /**
  * A small binary container for the road graph: magic, a JSON header (metadata + section table), then raw typed
  * array sections, each 8-byte aligned. Loading reads the file once and takes zero-copy typed-array views over
- * that single buffer, so start-up costs one read and no parsing of the bulk data.
+ * that single buffer, so start-up costs one read and no parsing of the bulk data. With `shared` the buffer is a
+ * SharedArrayBuffer: the views can be handed to worker threads, which then map the same memory (no copy per thread).
  */
 const MAGIC = 'SVCRGRF1';
 
@@ -63,8 +74,8 @@ export interface GraphFileContents {
   sections: Sections;
 }
 
-export function readGraphFile(path: string): GraphFileContents {
-  let buf = readFileSync(path);
+export function readGraphFile(path: string, opts: { shared?: boolean } = {}): GraphFileContents {
+  let buf = opts.shared ? readShared(path) : readFileSync(path);
   if (buf.length < 12 || buf.toString('latin1', 0, 8) !== MAGIC) throw new Error(`${path} is not a svcmaps road graph`);
   if (buf.byteOffset % 8 !== 0) {
     // typed-array views need aligned offsets: copy into a fresh (aligned) ArrayBuffer
@@ -82,7 +93,25 @@ export function readGraphFile(path: string): GraphFileContents {
   for (const e of sections) {
     const Ctor = CTORS[e.type];
     if (!Ctor) throw new Error(`${path}: unknown section type ${e.type}`);
-    out[e.name] = new Ctor(buf.buffer, buf.byteOffset + dataStart + e.offset, e.length);
+    // (an ArrayBuffer, or a SharedArrayBuffer when shared: the constructors take either)
+    out[e.name] = new Ctor(buf.buffer as ArrayBuffer, buf.byteOffset + dataStart + e.offset, e.length);
   }
   return { meta, sections: out };
+}
+
+/** The whole file in one SharedArrayBuffer (offset 0, so every section view is aligned). */
+function readShared(path: string): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const bytes = new Uint8Array(new SharedArrayBuffer(size));
+    for (let at = 0; at < size;) {
+      const n = readSync(fd, bytes, at, size - at, at);
+      if (n === 0) throw new Error(`${path}: short read`);
+      at += n;
+    }
+    return Buffer.from(bytes.buffer, 0, size);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -86,8 +86,9 @@ export function saveGraph(path: string, g: RoadGraph): void {
   writeGraphFile(path, g.meta as unknown as Record<string, unknown>, sections);
 }
 
-export function loadGraph(path: string): RoadGraph {
-  const { meta, sections } = readGraphFile(path);
+/** With `shared`, the arrays live in one SharedArrayBuffer that worker threads can map (see route-pool.ts). */
+export function loadGraph(path: string, opts: { shared?: boolean } = {}): RoadGraph {
+  const { meta, sections } = readGraphFile(path, opts);
   if ((meta as { version?: number }).version !== 1)
     throw new Error(`${path}: unsupported road graph version; re-run \`svcmaps import\``);
   for (const k of ARRAYS)

@@ -25,6 +25,13 @@ export interface EnginePath {
 
 export type EngineResult = { kind: 'ok'; paths: EnginePath[] } | { kind: 'unroutable' };
 
+export interface RouteOptions {
+  alternatives: number;
+  locale: 'en' | 'ar';
+  /** Fires when nobody waits for the answer any more: the engine may drop or abandon the query. */
+  signal?: AbortSignal;
+}
+
 /**
  * A routing engine (the built-in router over an imported road graph, or an upstream adapter). It throws on
  * generic failure; the directions service turns that into the degraded straight line, never a 5xx.
@@ -33,7 +40,13 @@ export interface RoutingEngine {
   readonly name: string;
   /** Changes when the engine's answers may change (a new graph import, another upstream URL): part of cache keys. */
   readonly version?: string;
-  route(from: LatLng, to: LatLng, opts: { alternatives: number; locale: 'en' | 'ar' }): Promise<EngineResult>;
+  route(from: LatLng, to: LatLng, opts: RouteOptions): Promise<EngineResult>;
+  /** Starts threads or connections ahead of the first query (optional). */
+  start?(): void;
+  /** Reload: takes over `next`'s data in place and answers true, or false when `next` must replace this engine. */
+  adopt?(next: RoutingEngine): boolean;
+  /** Releases threads and files (optional); called when the engine is replaced or the app closes. */
+  close?(): void;
 }
 
 export interface DirectionsRequest {
@@ -43,4 +56,6 @@ export interface DirectionsRequest {
   coarseOrigin: boolean;
   maxWaitMs?: number;
   locale: 'en' | 'ar';
+  /** The requester's signal (client gone, whole-request timeout): its queries are dropped or abandoned. */
+  signal?: AbortSignal;
 }

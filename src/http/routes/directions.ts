@@ -13,7 +13,7 @@ export function register(router: Router, s: Services): void {
       bucket: 'gather',
       handler: async (ctx) => {
         const r = parseDirections(jsonBody(ctx.req), pickLocale(ctx.req));
-        const answer = await s.directions.directions(r);
+        const answer = await s.directions.directions({ ...r, signal: ctx.req.signal });
         ctx.miss = answer.source !== 'memory' && answer.source !== 'sqlite';
         return ok(answer);
       },

@@ -1,0 +1,64 @@
+import { parentPort, workerData } from 'node:worker_threads';
+
+/** What a pool thread is started with (see worker-pool.ts). */
+export interface HostData {
+  slot: number;
+  /** One word per thread: the id of the task the pool abandoned. */
+  cancel: Int32Array;
+  init: unknown;
+}
+
+export type HostRequest = { t: 'run'; id: number; p: unknown } | { t: 'update'; id: number; p: unknown };
+export type HostReply = { id: number; ok: true; v?: unknown } | { id: number; ok: false; e?: string; n?: string };
+
+/** Thrown by a task's `check()` once the pool abandoned the task (deadline passed or requester gone). */
+export class TaskCancelled extends Error {
+  override name = 'TaskCancelled';
+  constructor() {
+    super('task cancelled');
+  }
+}
+
+/**
+ * The thread side of a WorkerPool: builds the engine from the shared state, then answers tasks one at a time.
+ * A handler gets `check`, which throws TaskCancelled once the pool has abandoned the task; engines call it every
+ * few hundred steps of their inner loops (an Atomics.load of one word, so it costs next to nothing).
+ */
+export function serveTasks<S>(
+  setup: (init: unknown, previous?: S) => S,
+  handle: (state: S, payload: unknown, check: () => void) => unknown,
+): void {
+  const port = parentPort;
+  if (!port) throw new Error('serveTasks runs in a worker thread');
+  const data = workerData as HostData;
+  let state: S | undefined;
+  let setupError: Error | undefined;
+  try {
+    state = setup(data.init);
+  } catch (e) {
+    setupError = e as Error;
+  }
+  port.on('message', (m: HostRequest) => {
+    if (m.t === 'update') {
+      try {
+        state = setup(m.p, state);
+        setupError = undefined;
+      } catch (e) {
+        setupError = e as Error;
+      }
+      return port.postMessage({ id: m.id, ok: true } satisfies HostReply);
+    }
+    const id = m.id;
+    const check = () => {
+      if (Atomics.load(data.cancel, data.slot) === id) throw new TaskCancelled();
+    };
+    try {
+      if (setupError || state === undefined) throw setupError ?? new Error('engine not initialised');
+      const v = handle(state, m.p, check);
+      port.postMessage({ id, ok: true, v } satisfies HostReply);
+    } catch (e) {
+      const err = e as Error;
+      port.postMessage({ id, ok: false, e: err?.message ?? String(e), n: err?.name } satisfies HostReply);
+    }
+  });
+}

@@ -1,0 +1,109 @@
+import { availableParallelism } from 'node:os';
+import type { LatLng } from '../core/geo.js';
+import { isTaskAbandoned, WorkerPool } from '../limits/worker-pool.js';
+import type { RoadGraph } from './graph.js';
+import type { EngineResult, RouteOptions, RoutingEngine } from './types.js';
+
+/** What every routing thread starts with: the shared graph (typed arrays over one SharedArrayBuffer) and options. */
+export interface RouteInit {
+  graph: RoadGraph;
+  snapMaxMeters: number;
+  /** Test hook only: each query first keeps its thread busy this long (abandonable), standing in for a slow route. */
+  testDelayMs?: number;
+}
+
+export interface RouteTask {
+  from: LatLng;
+  to: LatLng;
+  alternatives: number;
+  locale: 'en' | 'ar';
+}
+
+export interface PooledRouterOptions {
+  snapMaxMeters: number;
+  /** Routing threads; 0 = os.availableParallelism(). */
+  threads: number;
+  /** Queries that may wait for a thread; one more is refused with DIRECTIONS_BACKPRESSURE. */
+  queue: number;
+  /** A query still unanswered this long after it was asked is abandoned (the caller degrades to the straight line). */
+  timeoutMs: number;
+  /** Test hook only (see RouteInit.testDelayMs); never set from config. */
+  testDelayMs?: number;
+}
+
+/**
+ * The built-in router off the event loop: queries run in a pool of routing threads that all map the one road
+ * graph the main thread loaded into a SharedArrayBuffer. A query carries its deadline and the requester's
+ * AbortSignal into the pool (limits/worker-pool.ts), so it is dropped or abandoned mid-search once nobody can use
+ * its answer. Threads start with the first `start()` or query; `adopt` swaps a freshly loaded graph into every
+ * running thread (reload) instead of starting new ones.
+ */
+export class PooledRouter implements RoutingEngine {
+  readonly name = 'svc';
+  private pool: WorkerPool | undefined;
+
+  constructor(
+    private graph: RoadGraph,
+    private readonly opts: PooledRouterOptions,
+  ) {}
+
+  get version(): string {
+    return this.graph.meta.buildId;
+  }
+
+  get meta(): RoadGraph['meta'] {
+    return this.graph.meta;
+  }
+
+  get threads(): number {
+    return this.opts.threads > 0 ? this.opts.threads : availableParallelism();
+  }
+
+  /** Thread and queue occupancy, for metrics and tests. */
+  get stats() {
+    return this.pool?.stats;
+  }
+
+  start(): void {
+    this.pool ??= new WorkerPool({
+      name: 'routing',
+      here: import.meta.url,
+      module: 'route-worker',
+      size: this.threads,
+      queue: this.opts.queue,
+      shedCode: 'DIRECTIONS_BACKPRESSURE',
+      timeoutMs: this.opts.timeoutMs,
+      init: this.init(),
+    });
+  }
+
+  async route(from: LatLng, to: LatLng, opts: RouteOptions): Promise<EngineResult> {
+    this.start();
+    const task: RouteTask = { from, to, alternatives: opts.alternatives, locale: opts.locale };
+    try {
+      return await this.pool!.run<EngineResult>(task, { signal: opts.signal });
+    } catch (e) {
+      if (isTaskAbandoned(e)) throw new Error(`route query abandoned (${e.reason})`, { cause: e });
+      throw e;
+    }
+  }
+
+  /**
+   * Reload: takes `next`'s graph into this engine's running threads (each swaps it in before its next query) and
+   * answers true; false when there is nothing to swap into (no threads yet, or `next` is another kind of engine).
+   */
+  adopt(next: RoutingEngine): boolean {
+    if (!(next instanceof PooledRouter) || !this.pool || next.pool) return false;
+    this.graph = next.graph;
+    void this.pool.update(this.init());
+    return true;
+  }
+
+  close(): void {
+    this.pool?.close();
+  }
+
+  private init(): RouteInit {
+    return { graph: this.graph, snapMaxMeters: this.opts.snapMaxMeters, testDelayMs: this.opts.testDelayMs };
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * A routing thread (see route-pool.ts): one BuiltinEngine over the shared road graph, answering one query at a
+ * time. The graph's arrays are views of the SharedArrayBuffer the main thread loaded, so every thread maps the same
+ * memory; only the per-query search state (CHQuery) is the thread's own.
+ */
+import { serveTasks } from '../limits/worker-host.js';
+import { BuiltinEngine } from './builtin-engine.js';
+import type { RouteInit, RouteTask } from './route-pool.js';
+
+serveTasks<{ engine: BuiltinEngine; init: RouteInit }>(
+  (data) => {
+    const init = data as RouteInit;
+    return { engine: new BuiltinEngine(init.graph, { snapMaxMeters: init.snapMaxMeters }), init };
+  },
+  ({ engine, init }, payload, check) => {
+    const t = payload as RouteTask;
+    if (init.testDelayMs) spin(init.testDelayMs, check);
+    return engine.routeSync(t.from, t.to, { alternatives: t.alternatives, locale: t.locale }, check);
+  },
+);
+
+/** Test hook: busy for `ms` the way a long search is (CPU-bound, checking its cancel word as it goes). */
+function spin(ms: number, check: () => void): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) check();
+}

@@ -1,0 +1,203 @@
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../src/config/defaults.js';
+import { silentLogger } from '../src/core/log.js';
+import { roadsImporter } from '../src/import/roads-importer.js';
+import { createRoutingEngine } from '../src/routing/engine-factory.js';
+import type { PooledRouter } from '../src/routing/route-pool.js';
+import { errorCode, startServer, type TestServer } from './helpers/app.js';
+import { MONACO_PBF } from './helpers/fixtures.js';
+
+// Engine work runs in worker threads: a slow route (the router's test hook keeps its thread busy for SLOW_MS
+// first, the way a long search does) must not hold up the HTTP thread, max_wait_ms and the query deadline must
+// hold, a full queue sheds with DIRECTIONS_BACKPRESSURE, and a requester that goes away frees its thread.
+const SLOW_MS = 600;
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+let dir: string;
+let origin: Server;
+let originUrl: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'svcmaps-engine-workers-'));
+  await roadsImporter.run(MONACO_PBF, dir, () => undefined, new AbortController().signal);
+  // A tile origin for the hot-tile path: one PNG for every tile (the first fetch warms the hot tier).
+  origin = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'image/png' }).end(PNG));
+  await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
+  originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
+}, 60_000);
+
+afterAll(() => {
+  origin?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Distinct destinations along a Monaco street, so no request is a cache hit of another. */
+const from = { lat: 43.7384, lng: 7.4246 };
+let nth = 0;
+const next = () => ({ lat: 43.745 + (nth++ % 40) * 0.0001, lng: 7.433 });
+const body = (extra: Record<string, unknown> = {}) => {
+  const to = next();
+  return { origin_lat: from.lat, origin_lng: from.lng, dest_lat: to.lat, dest_lng: to.lng, ...extra };
+};
+
+async function slowServer(routing: Partial<typeof DEFAULTS.routing>, delayMs = SLOW_MS) {
+  const engine = createRoutingEngine({ ...DEFAULTS.routing, ...routing }, dir, silentLogger, {
+    testDelayMs: delayMs,
+  }) as PooledRouter;
+  const s = await startServer(
+    { data_dir: dir, tiles: { origin: 'xyz', xyz_url: `${originUrl}/{z}/{x}/{y}.png`, store: false } },
+    { routing: engine },
+  );
+  return { s, engine, H: { 'X-API-Key': s.key().key } };
+}
+
+async function timed<T>(f: () => Promise<T>): Promise<{ ms: number; v: T }> {
+  const t0 = performance.now();
+  const v = await f();
+  return { ms: performance.now() - t0, v };
+}
+
+describe('routing in worker threads', () => {
+  let s: TestServer;
+  let engine: PooledRouter;
+  let H: Record<string, string>;
+  beforeAll(async () => {
+    ({ s, engine, H } = await slowServer({ threads: 1, queue: 1 }));
+    // warm-up: the routing thread has started and answers (slowly); the tile is in the hot tier
+    expect((await (await s.post('/maps/v1/directions', body(), H)).json()).data.source).toBe('fresh');
+    expect((await s.get('/maps/v1/tiles/3/4/2.png', H)).status).toBe(200);
+  });
+  afterAll(async () => {
+    await s?.close();
+    engine?.close();
+  });
+
+  it('a slow route does not delay /livez or a hot tile on the HTTP thread', async () => {
+    const route = timed(async () => (await s.post('/maps/v1/directions', body(), H)).json());
+    const livez: number[] = [];
+    const tile: number[] = [];
+    const until = performance.now() + SLOW_MS - 150;
+    await new Promise((r) => setTimeout(r, 20)); // the route is in its thread
+    while (performance.now() < until) {
+      const a = await timed(() => s.get('/livez'));
+      expect(a.v.status).toBe(200);
+      livez.push(a.ms);
+      const b = await timed(() => s.get('/maps/v1/tiles/3/4/2.png', H));
+      expect(b.v.status).toBe(200);
+      expect(b.v.headers.get('x-tile-source')).toBe('memory');
+      tile.push(b.ms);
+    }
+    const r = await route;
+    expect(r.v.data.source).toBe('fresh');
+    expect(r.ms).toBeGreaterThanOrEqual(SLOW_MS);
+    expect(livez.length).toBeGreaterThan(10);
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+    // Answered while the route was running: a few ms each (the client runs in this process too); never held up
+    // for the route (on a loaded machine a scheduling hiccup may cost tens of ms, the route costs SLOW_MS).
+    const seen = `livez ${livez.map(Math.round).join(' ')} | tile ${tile.map(Math.round).join(' ')}`;
+    expect(median(livez), seen).toBeLessThan(5);
+    expect(median(tile), seen).toBeLessThan(5);
+    expect(Math.max(...livez, ...tile), seen).toBeLessThan(SLOW_MS / 2);
+  });
+
+  it('max_wait_ms expires on the built-in router: the degraded shape in time', async () => {
+    const { ms, v } = await timed(async () =>
+      (await s.post('/maps/v1/directions', body({ max_wait_ms: 50 }), H)).json(),
+    );
+    expect(v.data).toMatchObject({ partial: true, reason: 'degraded', source: 'server_straight', routes: [] });
+    expect(v.data.elapsed_ms).toBeGreaterThanOrEqual(49);
+    expect(v.data.elapsed_ms).toBeLessThanOrEqual(60);
+    expect(ms).toBeLessThan(120);
+    // the query goes on in its thread (spec: the gather continues to warm the cache): a retry is a hit
+    await new Promise((r) => setTimeout(r, SLOW_MS + 100));
+    nth--;
+    const again = await (await s.post('/maps/v1/directions', body({ max_wait_ms: 50 }), H)).json();
+    expect(again.data.source).toBe('memory');
+  });
+
+  it('a full queue answers 503 DIRECTIONS_BACKPRESSURE with Retry-After at once', async () => {
+    const running = s.post('/maps/v1/directions', body(), H); // takes the one thread
+    await new Promise((r) => setTimeout(r, 30));
+    const queued = s.post('/maps/v1/directions', body(), H); // fills the queue of one
+    await new Promise((r) => setTimeout(r, 30));
+    const shed = await timed(() => s.post('/maps/v1/directions', body(), H));
+    expect(shed.v.status).toBe(503);
+    expect(shed.v.headers.get('retry-after')).toBe('5');
+    expect(await errorCode(shed.v)).toBe('DIRECTIONS_BACKPRESSURE');
+    expect(shed.ms).toBeLessThan(100);
+    expect((await running).status).toBe(200);
+    expect((await queued).status).toBe(200);
+    expect(engine.stats?.shed).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a client that goes away frees its routing thread: the next route does not wait for the abandoned one', async () => {
+    const before = engine.stats!.aborted;
+    const gone = new AbortController();
+    const abandoned = fetch(`${s.url}/maps/v1/directions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...H },
+      body: JSON.stringify(body()),
+      signal: gone.signal,
+    }).catch(() => 'aborted');
+    await new Promise((r) => setTimeout(r, 100));
+    gone.abort();
+    expect(await abandoned).toBe('aborted');
+    await new Promise((r) => setTimeout(r, 30));
+    const r = await timed(async () => (await s.post('/maps/v1/directions', body(), H)).json());
+    expect(r.v.data.source).toBe('fresh');
+    expect(r.ms).toBeLessThan(SLOW_MS + 250); // not SLOW_MS more for the abandoned query
+    expect(engine.stats!.aborted).toBe(before + 1);
+    expect(engine.stats!.replaced).toBe(0); // it stopped at its cancel check; no thread had to be killed
+  });
+});
+
+describe('routing deadlines and reload', () => {
+  it('a query past routing.timeout_ms is abandoned: the degraded line at the deadline, the thread freed', async () => {
+    const { s, engine, H } = await slowServer({ threads: 1, queue: 4, timeout_ms: 300 }, 2000);
+    try {
+      const { ms, v } = await timed(async () => (await s.post('/maps/v1/directions', body(), H)).json());
+      expect(v.data).toMatchObject({ partial: true, source: 'server_straight' });
+      expect(ms).toBeGreaterThanOrEqual(290);
+      expect(ms).toBeLessThan(1500); // includes the thread's start-up; far from the 2 s the query would take
+      // the thread stops at its next cancel check (once it has started, under tsx that takes a moment)
+      for (let i = 0; i < 100 && engine.stats!.active > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(engine.stats).toMatchObject({ active: 0, expired: 1, replaced: 0 });
+    } finally {
+      await s.close();
+      engine.close();
+    }
+  });
+
+  it('reload swaps a new graph into the running routing threads', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'svcmaps-engine-reload-'));
+    const s = await startServer({ data_dir: d, routing: { threads: 2 } });
+    try {
+      const H = { 'X-API-Key': s.key().key };
+      await roadsImporter.run(MONACO_PBF, d, () => undefined, new AbortController().signal);
+      await s.app.reload();
+      const engine = s.app.services.directions.engine as PooledRouter;
+      const v1 = engine.version;
+      expect((await (await s.post('/maps/v1/directions', body(), H)).json()).data.source).toBe('fresh');
+      await roadsImporter.run(MONACO_PBF, d, () => undefined, new AbortController().signal);
+      expect((await s.app.reload()).find((r) => r.name === 'roads')).toMatchObject({ ok: true });
+      expect(s.app.services.directions.engine).toBe(engine); // same threads, new graph
+      expect(engine.version).not.toBe(v1);
+      expect(engine.stats?.size).toBe(2);
+      const after = await (await s.post('/maps/v1/directions', body(), H)).json();
+      expect(after.data).toMatchObject({ source: 'fresh', engine: 'svc' });
+      expect(after.data.routes[0].maneuvers.length).toBeGreaterThan(1);
+      (s.app.services.directions.engine as PooledRouter).close();
+    } finally {
+      await s.close();
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
