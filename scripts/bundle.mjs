@@ -3,9 +3,9 @@
 //
 // Everything the appliance needs to run on a machine without network: dist/ (compiled here), the production
 // node_modules with their native modules built for this platform and Node ABI, the embedded gazetteer
-// (data/base/places.db), fonts, styles, bin, install.sh, README.md, package.json and package-lock.json, plus
-// .svcmaps-bundle.json naming the platform and Node ABI it was built for. `./install.sh` inside the extracted
-// bundle sees that file and does not run npm.
+// (data/base/places.db), fonts, styles, bin, install.sh, README.md, package.json, package-lock.json and the deploy/
+// examples, plus .svcmaps-bundle.json naming the platform and Node ABI it was built for. `./install.sh` inside the
+// extracted bundle sees that file and does not run npm.
 //
 // Nothing in the checkout is written except .bundle/: dist is compiled straight into the staging directory, and
 // the production dependencies come from `npm ci --omit=dev --ignore-scripts` in the staging directory (npm's cache
@@ -49,6 +49,8 @@ const CARRIED = [
   'package-lock.json',
   'scripts/build-places-base.mjs',
 ];
+/** Carried when the source tree has them (reverse-proxy examples). */
+const OPTIONAL = ['deploy'];
 export const BUNDLE_MARKER = '.svcmaps-bundle.json';
 
 function parseArgs(argv) {
@@ -182,6 +184,7 @@ function main() {
       filter: (f) => !f.startsWith(join(src, 'data', 'base')),
     });
   }
+  for (const p of OPTIONAL) if (existsSync(join(src, p))) cpSync(join(src, p), join(stage, p), { recursive: true });
   // dist/ is prebuilt: an `npm ci` inside the bundle must not try to compile it (TypeScript is a dev dependency).
   const stagedPkg = JSON.parse(readFileSync(join(stage, 'package.json'), 'utf8'));
   delete stagedPkg.scripts?.prepare;

@@ -45,6 +45,8 @@ describe('install.sh from a fresh copy of the checkout (real npm ci)', () => {
     // A data directory carried over a medium without Unix modes: the secret arrives world-readable.
     mkdirSync(data, { recursive: true });
     writeFileSync(join(data, 'tile-token.secret'), 'ab'.repeat(32) + '\n', { mode: 0o644 });
+    // ... and the pid file of the server that ran on the machine it was prepared on.
+    writeFileSync(join(data, 'svcmaps.pid'), JSON.stringify({ pid: 1, url: 'http://127.0.0.1:1', started_at: '' }));
     const user = IS_ROOT ? ['--user', 'root'] : []; // as root, the default would create a system user on this host
     install = await runToEnd(
       'bash',
@@ -58,7 +60,7 @@ describe('install.sh from a fresh copy of the checkout (real npm ci)', () => {
     if (base) rmSync(base, { recursive: true, force: true });
   });
 
-  it('runs npm ci, builds dist/ and the gazetteer, and tightens a copied secret to 0600', () => {
+  it('runs npm ci, builds dist/ and the gazetteer; tightens a copied secret to 0600, drops a stale pid file', () => {
     expect(install.code, install.out + install.err).toBe(0);
     expect(install.out).toContain(`npm ci --include=dev --no-audit --no-fund in ${app}`);
     expect(install.out).not.toMatch(/npm step: +skipped/);
@@ -72,6 +74,10 @@ describe('install.sh from a fresh copy of the checkout (real npm ci)', () => {
     expect(statSync(data).mode & 0o777).toBe(0o700);
     expect(statSync(join(data, 'tile-token.secret')).mode & 0o777).toBe(0o600);
     expect(install.err).toMatch(/tile-token\.secret had mode 644; set to 0600/);
+    expect(install.out).toContain(
+      `removed a stale ${join(data, 'svcmaps.pid')} (pid 1 is not a running svcmaps server`,
+    );
+    expect(existsSync(join(data, 'svcmaps.pid'))).toBe(false);
   });
 
   it('the installed server answers /livez, and the unit ExecReload (svcmaps reload) reloads it', async () => {
