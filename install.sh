@@ -14,9 +14,11 @@
 #      dependencies and dist/ are already there: npm is not run and no network
 #      is needed, but the bundle must match this machine's platform and Node.js
 #      major version.
-#   4. verify that `node bin/svcmaps --help` runs
-#   5. create the data directory (mode 0700, owned by the service user) and
-#      keep the tile-token secret in it at mode 0600
+#   4. verify that `node bin/svcmaps --help` runs, the native modules load and
+#      uWebSockets.js has a binary for this Node ABI (its fallback cannot serve)
+#   5. create the data directory (mode 0700, owned by the service user), keep
+#      the tile-token secret in it at mode 0600 and remove a stale svcmaps.pid
+#      (a data directory carried from another machine)
 #   6. write /etc/systemd/system/svcmaps.service (root + running systemd only;
 #      otherwise the unit is printed; --unit-file writes it elsewhere) and run
 #      `systemctl daemon-reload`
