@@ -112,8 +112,9 @@ describe('install.sh from a fresh copy of the checkout (real npm ci)', () => {
       'WantedBy=multi-user.target',
     ])
       expect(text.split('\n'), line).toContain(line);
-    // read-only when the temporary directory lies under /home (the data directory stays writable through ReadWritePaths)
-    expect(text).toMatch(data.startsWith('/home/') ? /^ProtectHome=read-only$/m : /^ProtectHome=yes$/m);
+    // read-only when the app, the data or node lies under /home, /root or /run/user (ReadWritePaths keeps data writable)
+    const underHome = [app, data, nodeOnPath()].some((p) => /^\/(home|root|run\/user)\//.test(p));
+    expect(text).toMatch(underHome ? /^ProtectHome=read-only$/m : /^ProtectHome=yes$/m);
     if (!needsSystem('systemd', '/usr/bin/systemd-analyze', 'the systemd unit check')) return;
     const v = spawnSync('/usr/bin/systemd-analyze', ['verify', unit], { encoding: 'utf8' });
     expect(v.status, v.stderr).toBe(0);
