@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NodeIndex, NodeUnsortedError, parseSize } from '../src/import/node-index.js';
+import { WayStore } from '../src/import/way-store.js';
 
 /** A deterministic coordinate for node id `id` (1e-7 degree grid, like OSM). */
 const latOf = (id: number) => (((id * 7919) % 1_700_000_000) - 850_000_000) / 1e7;
@@ -97,5 +98,36 @@ describe('node index', () => {
     expect(parseSize('1.5GB')).toBe(1.5 * 2 ** 30);
     expect(parseSize('1000')).toBe(1000);
     expect(() => parseSize('lots')).toThrow(/not a size/);
+  });
+});
+
+describe('way store', () => {
+  it('reads back every way, by id, identically from memory and from its spill file', () => {
+    const make = (budgetBytes: number) => {
+      const s = new WayStore({ budgetBytes });
+      // 3,000 ways of 1..400 points: 1.2M points, more than one 4 MiB block
+      for (let w = 0; w < 3000; w++) {
+        const n = 1 + ((w * 37) % 400);
+        const ll: number[] = [];
+        for (let i = 0; i < n; i++) ll.push(latOf(w * 1000 + i), lonOf(w * 1000 + i));
+        s.add(2 ** 33 + w * 2, w, w + 1, ll);
+      }
+      return s;
+    };
+    const mem = make(2 ** 30),
+      disk = make(0);
+    expect(mem.spilledBlocks).toBe(0);
+    expect(disk.spilledBlocks).toBeGreaterThan(0);
+    let differ = 0;
+    for (let w = 0; w < 3000; w += 3) {
+      const a = mem.read(mem.find(2 ** 33 + w * 2)),
+        b = disk.read(disk.find(2 ** 33 + w * 2));
+      if (a.latLon.length !== 2 * (1 + ((w * 37) % 400)) || a.first !== w || a.last !== w + 1) differ++;
+      if (a.latLon.some((v, i) => v !== b.latLon[i] || v !== (i % 2 ? lonOf : latOf)(w * 1000 + (i >> 1)))) differ++;
+    }
+    expect(differ).toBe(0);
+    expect(mem.find(2 ** 33 + 1)).toBe(-1);
+    mem.close();
+    disk.close();
   });
 });

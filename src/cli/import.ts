@@ -1,6 +1,7 @@
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { existsSync, statSync } from 'node:fs';
 import { IMPORTERS } from '../import/importers.js';
+import { DEFAULT_IMPORT_MEMORY, parseSize } from '../import/node-index.js';
 import { prepareDataDir } from '../store/data-dir.js';
 import { CliError, type Io } from './io.js';
 import { commandConfig } from './options.js';
@@ -15,10 +16,23 @@ export function makeImportCommand(io: Io, signals: NodeJS.EventEmitter = process
     .option('--data <dir>', 'data directory (env SVCMAPS_DATA)')
     .option('--config <file>', 'config file (JSON)')
     .option('--only <names>', 'comma-separated importers to run')
+    .option(
+      '--memory <size>',
+      'memory budget of the import, e.g. 4g or 512m (default 4g, fits an 8 GB machine); past it, node coordinates and way geometries spill to files in the data directory',
+    )
     .option('--json', 'print the summary as JSON')
     .action(async (file: string, o) => {
       if (!existsSync(file) || !statSync(file).isFile()) throw new CliError(`no such file: ${file}`);
       const config = commandConfig(io, o);
+      let memoryBytes = DEFAULT_IMPORT_MEMORY;
+      if (o.memory !== undefined) {
+        try {
+          memoryBytes = parseSize(String(o.memory));
+        } catch (e) {
+          throw new CliError(`--memory: ${(e as Error).message}`);
+        }
+        if (memoryBytes < 64 * 2 ** 20) throw new CliError('--memory: at least 64m');
+      }
       const only = o.only
         ? String(o.only)
             .split(',')
@@ -41,6 +55,7 @@ export function makeImportCommand(io: Io, signals: NodeJS.EventEmitter = process
             dir.root,
             (stage, done, total) => bar.update(`${imp.name}:${stage}`, done, total),
             abort.signal,
+            { memoryBytes },
           );
           bar.done(
             `${imp.name}: ${Object.entries(s.counts)

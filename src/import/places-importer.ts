@@ -8,7 +8,8 @@ import { ContextResolver } from '../places/sources/context.js';
 import { classify, detailsOf, namesOf } from '../places/sources/osm-tags.js';
 import { ensurePlacesDb } from '../places/load.js';
 import { PLACES_FILE } from '../store/places/schema.js';
-import { NodeCoords, readPbf } from './osm-pbf.js';
+import { DEFAULT_IMPORT_MEMORY, NodeIndex } from './node-index.js';
+import { readPbf } from './osm-pbf.js';
 import { isGeojsonl, isPbf, type Importer, type ImportProgress } from './types.js';
 
 type Tags = Record<string, string>;
@@ -55,24 +56,33 @@ async function* fromPbf(
   ctx: ContextResolver,
   progress: ImportProgress,
   signal: AbortSignal,
+  limits: { nodeBudgetBytes: number; spillDir: string },
 ): AsyncGenerator<[NewPlace, Segment[]?]> {
-  const coords = new NodeCoords();
-  for await (const e of readPbf(file, (d, t) => progress('read', d, t), signal)) {
-    if (e.type === 'node') {
-      coords.add(e.id, e.lat, e.lon);
-      const p = e.tags && toPlace('node', e.id, e.tags, e.lat, e.lon, ctx);
-      if (p) yield [p];
-    } else if (e.type === 'way' && e.tags) {
-      const pts = e.refs.map((r) => coords.get(r)).filter((c): c is [number, number] => !!c);
-      if (!pts.length) continue;
-      const [lat, lng] = pts[Math.floor(pts.length / 2)]!;
-      const p = toPlace('way', e.id, e.tags, lat, lng, ctx);
-      if (!p) continue;
-      const segments: Segment[] = [];
-      if (p.kind === 'street')
-        for (let i = 1; i < pts.length; i++) segments.push([pts[i - 1]![0], pts[i - 1]![1], pts[i]![0], pts[i]![1]]);
-      yield [p, segments];
+  const coords = new NodeIndex({ budgetBytes: limits.nodeBudgetBytes, spillDir: limits.spillDir });
+  const ll = new Float64Array(2);
+  try {
+    for await (const e of readPbf(file, (d, t) => progress('read', d, t), signal)) {
+      if (e.type === 'node') {
+        coords.add(e.id, e.lat, e.lon);
+        const p = e.tags && toPlace('node', e.id, e.tags, e.lat, e.lon, ctx);
+        if (p) yield [p];
+      } else if (e.type === 'way' && e.tags) {
+        // classify first: most ways are not places, and their nodes need not be looked up
+        if (!classify(e.tags, true)) continue;
+        const pts: Array<[number, number]> = [];
+        for (const r of e.refs) if (coords.lookup(r, ll)) pts.push([ll[0]!, ll[1]!]);
+        if (!pts.length) continue;
+        const [lat, lng] = pts[Math.floor(pts.length / 2)]!;
+        const p = toPlace('way', e.id, e.tags, lat, lng, ctx);
+        if (!p) continue;
+        const segments: Segment[] = [];
+        if (p.kind === 'street')
+          for (let i = 1; i < pts.length; i++) segments.push([pts[i - 1]![0], pts[i - 1]![1], pts[i]![0], pts[i]![1]]);
+        yield [p, segments];
+      }
     }
+  } finally {
+    coords.close();
   }
 }
 
@@ -108,7 +118,7 @@ async function* fromGeojsonl(
 export const placesImporter: Importer = {
   name: 'places',
   accepts: (file) => isPbf(file) || isGeojsonl(file),
-  async run(file, dataDir, progress, signal) {
+  async run(file, dataDir, progress, signal, opts = {}) {
     const started = performance.now();
     const finalPath = join(dataDir, PLACES_FILE);
     await ensurePlacesDb(dataDir);
@@ -118,7 +128,10 @@ export const placesImporter: Importer = {
     const counts: Record<string, number> = {};
     try {
       builder.carryOver(source);
-      const rows = isPbf(file) ? fromPbf(file, ctx, progress, signal) : fromGeojsonl(file, ctx, progress, signal);
+      const limits = { nodeBudgetBytes: (opts.memoryBytes ?? DEFAULT_IMPORT_MEMORY) * 0.5, spillDir: dataDir };
+      const rows = isPbf(file)
+        ? fromPbf(file, ctx, progress, signal, limits)
+        : fromGeojsonl(file, ctx, progress, signal);
       let n = 0;
       for await (const [p, segs] of rows) {
         builder.add({ ...p, source }, segs);

@@ -2,6 +2,7 @@ import { basename, join } from 'node:path';
 import { RENDER_DB } from '../store/render/schema.js';
 import { RenderStoreWriter } from '../store/render/writer.js';
 import { ringsBox } from '../render/mercator.js';
+import { DEFAULT_IMPORT_MEMORY } from './node-index.js';
 import { readOsm } from './render/osm-read.js';
 import { isPbf, type Importer } from './types.js';
 
@@ -12,7 +13,8 @@ import { isPbf, type Importer } from './types.js';
 export const renderImporter: Importer = {
   name: 'render',
   accepts: isPbf,
-  async run(file, dataDir, progress, signal) {
+  async run(file, dataDir, progress, signal, opts = {}) {
+    const memory = opts.memoryBytes ?? DEFAULT_IMPORT_MEMORY;
     const started = performance.now();
     const writer = new RenderStoreWriter(join(dataDir, RENDER_DB));
     try {
@@ -21,6 +23,8 @@ export const renderImporter: Importer = {
         (f) => writer.add(f),
         (d, t) => progress('read', d, t),
         signal,
+        // the rest of the budget: features in flight, joined lines, SQLite's page cache and the JS heap
+        { nodeBudgetBytes: memory * 0.35, wayBudgetBytes: memory * 0.25, spillDir: dataDir },
       );
       if (read.coast.length) {
         writer.add({ layer: 'land', cls: 'coast', minzoom: 5, rank: 9, rings: read.coast, box: ringsBox(read.coast) });

@@ -10,6 +10,15 @@ export interface ImportSummary {
   seconds: number;
 }
 
+/** How an import may use the machine. */
+export interface ImportOptions {
+  /**
+   * Memory budget of the import in bytes (`svcmaps import --memory`): the node index and other id-keyed stores
+   * take their shares of it and spill to files in the data directory past them. Default DEFAULT_IMPORT_MEMORY.
+   */
+  memoryBytes?: number;
+}
+
 /**
  * One consumer of an imported file (places index, road graph, render store). Each streams the file itself and
  * builds into a temporary file that it renames over the live one only when complete, so a crash or Ctrl-C never
@@ -18,7 +27,13 @@ export interface ImportSummary {
 export interface Importer {
   readonly name: string;
   accepts(file: string): boolean;
-  run(file: string, dataDir: string, progress: ImportProgress, signal: AbortSignal): Promise<ImportSummary>;
+  run(
+    file: string,
+    dataDir: string,
+    progress: ImportProgress,
+    signal: AbortSignal,
+    opts?: ImportOptions,
+  ): Promise<ImportSummary>;
 }
 
 export const isPbf = (file: string): boolean => /\.osm\.pbf$|\.pbf$/i.test(file);
