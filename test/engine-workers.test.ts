@@ -9,6 +9,18 @@ import { silentLogger } from '../src/core/log.js';
 import { roadsImporter } from '../src/import/roads-importer.js';
 import { createRoutingEngine } from '../src/routing/engine-factory.js';
 import type { PooledRouter } from '../src/routing/route-pool.js';
+import { AnswerCache } from '../src/cache/answer-cache.js';
+import { HotTier } from '../src/cache/hot-tier.js';
+import { isAppError } from '../src/core/errors.js';
+import { isTaskAbandoned } from '../src/limits/worker-pool.js';
+import { LocalPlaces } from '../src/places/engine.js';
+import { ensurePlacesDb, openPlacesIndex } from '../src/places/load.js';
+import { PhotoSource } from '../src/places/photos.js';
+import { PlacesThreads } from '../src/places/places-threads.js';
+import { search } from '../src/places/search.js';
+import { AnswerCacheRepo } from '../src/store/answer-cache-repo.js';
+import { openDb } from '../src/store/db.js';
+import { PLACES_FILE } from '../src/store/places/schema.js';
 import { errorCode, startServer, type TestServer } from './helpers/app.js';
 import { MONACO_PBF } from './helpers/fixtures.js';
 
@@ -100,11 +112,12 @@ describe('routing in worker threads', () => {
     expect(r.ms).toBeGreaterThanOrEqual(SLOW_MS);
     expect(livez.length).toBeGreaterThan(10);
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-    // Answered while the route was running: a few ms each (the client runs in this process too); never held up
-    // for the route (on a loaded machine a scheduling hiccup may cost tens of ms, the route costs SLOW_MS).
+    // Answered while the route was running: a few ms each (the client runs in this process too; on a machine shared
+    // with other work the scheduler adds some), never held up for the route (a route on the event loop would hold
+    // every one of them for up to SLOW_MS).
     const seen = `livez ${livez.map(Math.round).join(' ')} | tile ${tile.map(Math.round).join(' ')}`;
-    expect(median(livez), seen).toBeLessThan(5);
-    expect(median(tile), seen).toBeLessThan(5);
+    expect(median(livez), seen).toBeLessThan(15);
+    expect(median(tile), seen).toBeLessThan(15);
     expect(Math.max(...livez, ...tile), seen).toBeLessThan(SLOW_MS / 2);
   });
 
@@ -198,6 +211,110 @@ describe('routing deadlines and reload', () => {
     } finally {
       await s.close();
       rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('places in worker threads', () => {
+  let pdir: string;
+  const waitReady = async (t: PlacesThreads) => {
+    for (let i = 0; i < 500 && !t.ready; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(t.ready).toBe(true);
+  };
+  beforeAll(async () => {
+    pdir = mkdtempSync(join(tmpdir(), 'svcmaps-places-workers-'));
+    await ensurePlacesDb(pdir);
+  }, 60_000);
+  afterAll(() => rmSync(pdir, { recursive: true, force: true }));
+
+  it('a places thread answers what the in-process search answers; a full queue sheds with the capability code', async () => {
+    const t = new PlacesThreads({
+      file: join(pdir, PLACES_FILE),
+      threads: 1,
+      queue: 1,
+      timeoutMs: 5000,
+      testDelayMs: 300,
+    });
+    const index = openPlacesIndex(pdir)!;
+    try {
+      await waitReady(t);
+      const input = {
+        q: 'Amman',
+        bias: { lat: 31.95, lng: 35.93 },
+        biasGiven: true,
+        country: 'jo',
+        locale: 'en' as const,
+      };
+      const running = t.search(input, { shedCode: 'AUTOCOMPLETE_BACKPRESSURE' });
+      const queued = t.reverse({ lat: 31.95, lng: 35.93 }, 'en', { shedCode: 'REVERSE_BACKPRESSURE' });
+      const shed = await t.search(input, { shedCode: 'GEOCODE_BACKPRESSURE' }).catch((e: unknown) => e);
+      expect(isAppError(shed) && shed.code).toBe('GEOCODE_BACKPRESSURE');
+      expect(await running).toEqual(search(index, input));
+      expect((await queued).formatted_address).toBeTruthy();
+      // a requester that goes away: its queued query is dropped, its running one abandoned at the next check
+      const gone = new AbortController();
+      const a = t
+        .search(input, { shedCode: 'AUTOCOMPLETE_BACKPRESSURE', signal: gone.signal })
+        .catch((e: unknown) => e);
+      const b = t
+        .search(input, { shedCode: 'AUTOCOMPLETE_BACKPRESSURE', signal: gone.signal })
+        .catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 50));
+      gone.abort();
+      for (const e of [await a, await b]) expect(isTaskAbandoned(e) && e.reason).toBe('aborted');
+      for (let i = 0; i < 50 && t.stats.active > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(t.stats).toMatchObject({ active: 0, queued: 0, aborted: 2, replaced: 0 });
+    } finally {
+      t.close();
+      index.close();
+    }
+  });
+
+  it('over HTTP: a slow search leaves /livez alone, max_wait_ms expires in time, a full queue answers 503 with Retry-After', async () => {
+    const threads = new PlacesThreads({
+      file: join(pdir, PLACES_FILE),
+      threads: 1,
+      queue: 0,
+      timeoutMs: 5000,
+      testDelayMs: 500,
+    });
+    const db = openDb(join(pdir, 'answers-test.db'));
+    const answers = new AnswerCache(new HotTier(16 * 1024 * 1024), new AnswerCacheRepo(db), silentLogger, 0);
+    const index = openPlacesIndex(pdir)!;
+    const places = new LocalPlaces(index, answers, new PhotoSource(join(pdir, 'photos'), ''), threads);
+    const s = await startServer({}, { places });
+    try {
+      await waitReady(threads);
+      const H = { 'X-API-Key': s.key().key };
+      const slow = timed(async () => (await s.get('/maps/v1/autocomplete?q=Amma&lat=31.9&lng=35.9', H)).json());
+      await new Promise((r) => setTimeout(r, 30));
+      const livez: number[] = [];
+      for (let i = 0; i < 20; i++) livez.push((await timed(() => s.get('/livez'))).ms);
+      // the one thread is busy and the queue holds none: shed at once
+      const shed = await timed(() => s.post('/maps/v1/reverse', { lat: 31.95, lng: 35.93 }, H));
+      expect(shed.v.status).toBe(503);
+      expect(shed.v.headers.get('retry-after')).toBe('2');
+      expect(await errorCode(shed.v)).toBe('REVERSE_BACKPRESSURE');
+      const r = await slow;
+      expect(r.v.data.predictions.length).toBeGreaterThan(0);
+      expect(r.ms).toBeGreaterThanOrEqual(500);
+      expect(Math.max(...livez), livez.map(Math.round).join(' ')).toBeLessThan(250);
+      // max_wait_ms: budget_expired in time, the search goes on and warms the cache
+      const e = await timed(async () =>
+        (await s.get('/maps/v1/autocomplete?q=Irbi&lat=32.5&lng=35.8&max_wait_ms=200', H)).json(),
+      );
+      expect(e.v.data).toMatchObject({ budget_expired: true, predictions: [] });
+      expect(e.ms).toBeLessThan(300);
+      await new Promise((r) => setTimeout(r, 500));
+      const again = await (await s.get('/maps/v1/autocomplete?q=Irbi&lat=32.5&lng=35.8&max_wait_ms=200', H)).json();
+      expect(again.data.budget_expired).toBe(false);
+      expect(again.data.source).toBe('memory');
+    } finally {
+      await s.close();
+      threads.close();
+      index.close();
+      answers.stop();
+      db.close();
     }
   });
 });

@@ -41,7 +41,13 @@ export interface Config {
     directions: PoolConfig;
   };
   prefetch: { concurrency: number; timeout_ms: number };
-  places: { default_max_wait_ms: number };
+  places: {
+    default_max_wait_ms: number;
+    /** Threads places searches and reverse lookups run on (0 = os.availableParallelism()), each with its own connection. */
+    threads: number;
+    /** Places queries that may wait for a thread; beyond, 503 *_BACKPRESSURE. */
+    queue: number;
+  };
   cache: { memory_bytes: number };
   tiles: TilesConfig;
   admission: AdmissionConfig;
@@ -136,7 +142,7 @@ export const DEFAULTS: Config = {
     directions: { concurrency: 8, queue: 64 },
   },
   prefetch: { concurrency: 16, timeout_ms: 20_000 },
-  places: { default_max_wait_ms: 2000 },
+  places: { default_max_wait_ms: 2000, threads: 0, queue: 256 },
   cache: { memory_bytes: 256 * 1024 * 1024 },
   metrics: { port: 0, host: '127.0.0.1' },
   routing: { engine: 'builtin', upstream_url: '', timeout_ms: 5000, snap_max_m: 1500, threads: 0, queue: 64 },

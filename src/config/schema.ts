@@ -40,7 +40,7 @@ export const CONFIG_SCHEMA = obj({
   }),
   pools: obj({ autocomplete: pool, geocode: pool, reverse: pool, place: pool, directions: pool }),
   prefetch: obj({ concurrency: int(1, 1024), timeout_ms: int(100, 600_000) }),
-  places: obj({ default_max_wait_ms: int(200, 10_000) }),
+  places: obj({ default_max_wait_ms: int(200, 10_000), threads: int(0, 256), queue: int(0, 100_000) }),
   cache: obj({ memory_bytes: int(1024 * 1024) }),
   metrics: obj({ port: int(0, 65535), host: { type: 'string', minLength: 1 } }),
   admission: obj({

@@ -11,6 +11,9 @@ export interface HostData {
 export type HostRequest = { t: 'run'; id: number; p: unknown } | { t: 'update'; id: number; p: unknown };
 export type HostReply = { id: number; ok: true; v?: unknown } | { id: number; ok: false; e?: string; n?: string };
 
+/** The id of the message a thread sends once, when its engine is set up. */
+export const READY = 0;
+
 /** Thrown by a task's `check()` once the pool abandoned the task (deadline passed or requester gone). */
 export class TaskCancelled extends Error {
   override name = 'TaskCancelled';
@@ -38,6 +41,7 @@ export function serveTasks<S>(
   } catch (e) {
     setupError = e as Error;
   }
+  port.postMessage({ id: READY, ok: true } satisfies HostReply); // set up (or failed to): tasks may come
   port.on('message', (m: HostRequest) => {
     if (m.t === 'update') {
       try {

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { AppError, type ErrorCode } from '../core/errors.js';
-import type { HostData, HostReply, HostRequest } from './worker-host.js';
+import { READY, type HostData, type HostReply, type HostRequest } from './worker-host.js';
 
 /**
  * A pool of engine threads (routing, places): queries leave the event loop, so a slow one never stalls the HTTP
@@ -73,6 +73,8 @@ interface Slot {
   stuck?: NodeJS.Timeout;
   /** Updates the thread has not acknowledged yet. */
   updates: Map<number, () => void>;
+  /** The thread has set its engine up (until then a task sent to it waits in its message queue). */
+  ready: boolean;
 }
 
 export interface WorkerPoolStats {
@@ -112,6 +114,11 @@ export class WorkerPool {
 
   get name(): string {
     return this.o.name;
+  }
+
+  /** At least one thread has its engine set up (callers may keep small work on the event loop until then). */
+  get ready(): boolean {
+    return this.slots.some((s) => s.ready);
   }
 
   /** Runs one task on a free thread, or queues it; rejects with AppError(shed code) past a full queue. */
@@ -181,7 +188,7 @@ export class WorkerPool {
         )
       : new Worker(new URL(`./${this.o.module}.js`, here), { workerData: data });
     worker.unref();
-    const slot: Slot = { index, worker, updates: new Map() };
+    const slot: Slot = { index, worker, updates: new Map(), ready: false };
     worker.on('message', (m: HostReply) => this.reply(slot, m));
     const fail = (e: Error) => this.crashed(slot, e);
     worker.on('error', fail);
@@ -199,6 +206,10 @@ export class WorkerPool {
   }
 
   private reply(slot: Slot, m: HostReply): void {
+    if (m.id === READY) {
+      slot.ready = true;
+      return;
+    }
     const done = slot.updates.get(m.id);
     if (done) {
       slot.updates.delete(m.id);

@@ -8,6 +8,7 @@ import { reverse, type ReverseHit } from './reverse.js';
 import { search } from './search.js';
 import type { PlacesIndex } from '../store/places/index-db.js';
 import type { PhotoSource } from './photos.js';
+import type { PlacesThreads } from './places-threads.js';
 import type {
   AutocompleteAnswer,
   AutocompleteRequest,
@@ -37,16 +38,46 @@ function withBudget<T>(ms: number, work: () => T, late: (v: T) => void): Promise
   });
 }
 
+/** Races work already under way (in a places thread) against a budget; late work still completes and is kept. */
+function raceBudget<T>(ms: number, work: Promise<T>, late: (v: T) => void): Promise<{ value: T } | undefined> {
+  return new Promise((resolve, reject) => {
+    let expired = false;
+    const timer = setTimeout(() => {
+      expired = true;
+      resolve(undefined);
+    }, ms);
+    work.then(
+      (value) => {
+        if (expired) return late(value);
+        clearTimeout(timer);
+        resolve({ value });
+      },
+      (e: unknown) => {
+        if (expired) return; // nobody waits for it any more
+        clearTimeout(timer);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
 /**
  * The built-in places engine over places.db: autocomplete, geocode, reverse, details and photos, with answers kept in
  * the hot and warm tiers (keys include the index generation, so a new import never serves stale answers).
+ * With `threads`, searches and reverse lookups run in places threads (each with its own connection) once one is
+ * ready; details and photos are single indexed reads and stay on the event loop.
  */
 export class LocalPlaces implements PlacesService {
   constructor(
     private readonly index: PlacesIndex,
     private readonly cache: AnswerCache,
     private readonly photoFiles: PhotoSource,
+    private readonly threads?: PlacesThreads,
   ) {}
+
+  private get pooled(): PlacesThreads | undefined {
+    return this.threads?.ready ? this.threads : undefined;
+  }
 
   async autocomplete(r: AutocompleteRequest): Promise<AutocompleteAnswer> {
     const biasGiven = r.biasGiven;
@@ -59,16 +90,27 @@ export class LocalPlaces implements PlacesService {
         return d > 0 ? { ...p, distance_meters: d } : p;
       });
     if (hit) return { predictions: withDistance(hit.value), source: hit.tier, budget_expired: false, miss: false };
-    const compute = () => search(this.index, { q: r.q, bias: r.bias, biasGiven, country: r.country, locale: r.locale });
+    const input = { q: r.q, bias: r.bias, biasGiven, country: r.country, locale: r.locale };
     const remember = (ps: Prediction[]) => ps.length && this.cache.set(key, ps);
-    const res = await withBudget(r.maxWaitMs, compute, remember);
+    const threads = this.pooled;
+    const res = threads
+      ? await raceBudget(
+          r.maxWaitMs,
+          threads.search(input, { shedCode: 'AUTOCOMPLETE_BACKPRESSURE', signal: r.signal }),
+          remember,
+        )
+      : await withBudget(r.maxWaitMs, () => search(this.index, input), remember);
     if (!res) return { predictions: [], source: 'budget_expired', budget_expired: true, miss: true };
     remember(res.value);
     return { predictions: res.value, source: res.value.length ? 'fresh' : 'empty', budget_expired: false, miss: true };
   }
 
   async geocode(address: string, locale: Locale, bias: LatLng) {
-    const [top] = search(this.index, { q: address, bias, biasGiven: false, country: '', locale, limit: 1 });
+    const input = { q: address, bias, biasGiven: false, country: '', locale, limit: 1 };
+    const threads = this.pooled;
+    const [top] = threads
+      ? await threads.search(input, { shedCode: 'GEOCODE_BACKPRESSURE' })
+      : search(this.index, input);
     if (!top) return { matched: false, miss: true };
     const p = this.index.byCid(top.place_id.slice(2));
     if (p) {
@@ -99,7 +141,10 @@ export class LocalPlaces implements PlacesService {
     const key = `rv|${this.index.generation}|${locale}|${at.lat.toFixed(4)},${at.lng.toFixed(4)}`;
     const hit = this.cache.get<ReverseHit>(key);
     if (hit) return { ...hit.value, source: hit.value.source === 'fresh' ? hit.tier : hit.value.source, miss: false };
-    const { place_id, ...r } = reverse(this.index, at, locale);
+    const threads = this.pooled;
+    const { place_id, ...r } = threads
+      ? await threads.reverse(at, locale, { shedCode: 'REVERSE_BACKPRESSURE' })
+      : reverse(this.index, at, locale);
     const answer = { ...r, ...(place_id ? { place_id: `g_${place_id}` } : {}) };
     this.cache.set(key, answer);
     return { ...answer, miss: true };

@@ -22,6 +22,8 @@ export interface AutocompleteRequest {
   country: string;
   locale: Locale;
   maxWaitMs: number;
+  /** The requester's signal (client gone, whole-request timeout): a search nobody waits for is dropped. */
+  signal?: AbortSignal;
 }
 
 /** `miss` tells metering whether a live gather ran (daily quotas count misses only). */

@@ -55,6 +55,7 @@ export function register(router: Router, s: Services): void {
             locale: pickLocale(ctx.req),
             biasGiven: hasBias,
             bias: hasBias ? { lat: lat!, lng: lng! } : fallbackCentre(home),
+            signal: ctx.req.signal,
           }),
         );
         ctx.miss = a.miss;

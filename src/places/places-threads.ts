@@ -1,0 +1,78 @@
+import { availableParallelism } from 'node:os';
+import type { ErrorCode } from '../core/errors.js';
+import type { LatLng } from '../core/geo.js';
+import { WorkerPool } from '../limits/worker-pool.js';
+import type { PlacesTask } from './places-worker.js';
+import type { ReverseHit } from './reverse.js';
+import type { SearchInput } from './search.js';
+import type { Locale, Prediction } from './types.js';
+
+export interface PlacesThreadsOptions {
+  /** places.db to open in every thread (read-only, one connection each). */
+  file: string;
+  /** Threads; 0 = os.availableParallelism(). */
+  threads: number;
+  /** Queries that may wait for a thread; one more is refused with the capability's *_BACKPRESSURE code. */
+  queue: number;
+  /** A query unanswered this long is abandoned (its thread replaced if it does not stop). */
+  timeoutMs: number;
+  /** Test hook only (never set from config): each query first keeps its thread busy this long (abandonable). */
+  testDelayMs?: number;
+}
+
+export interface PlacesQueryOptions {
+  signal?: AbortSignal;
+  shedCode: ErrorCode;
+}
+
+/**
+ * Places queries (autocomplete and geocode searches, reverse lookups) off the event loop: a pool of threads, each
+ * with its own read-only SQLite connection to places.db (limits/worker-pool.ts: bounded queue, deadlines, abort).
+ * Threads open the index in the background; until one is ready, `ready` is false and callers query in-process.
+ * `reopen` swaps a new places.db into every thread (reload after an import).
+ */
+export class PlacesThreads {
+  private readonly pool: WorkerPool;
+  private readonly testDelayMs?: number;
+
+  constructor(o: PlacesThreadsOptions) {
+    this.testDelayMs = o.testDelayMs;
+    this.pool = new WorkerPool({
+      name: 'places',
+      here: import.meta.url,
+      module: 'places-worker',
+      size: o.threads > 0 ? o.threads : availableParallelism(),
+      queue: o.queue,
+      shedCode: 'AUTOCOMPLETE_BACKPRESSURE',
+      timeoutMs: o.timeoutMs,
+      init: { file: o.file, testDelayMs: o.testDelayMs },
+      // a SQLite statement cannot be interrupted: give a long query time to finish before its thread is replaced
+      stuckMs: 5000,
+    });
+  }
+
+  get ready(): boolean {
+    return this.pool.ready;
+  }
+
+  get stats() {
+    return this.pool.stats;
+  }
+
+  search(input: SearchInput, o: PlacesQueryOptions): Promise<Prediction[]> {
+    return this.pool.run<Prediction[]>({ op: 'search', input } satisfies PlacesTask, o);
+  }
+
+  reverse(at: LatLng, locale: Locale, o: PlacesQueryOptions): Promise<ReverseHit> {
+    return this.pool.run<ReverseHit>({ op: 'reverse', at, locale } satisfies PlacesTask, o);
+  }
+
+  /** Every thread opens `file` (and closes its old connection) before its next query. */
+  reopen(file: string): Promise<void> {
+    return this.pool.update({ file, testDelayMs: this.testDelayMs });
+  }
+
+  close(): void {
+    this.pool.close();
+  }
+}
