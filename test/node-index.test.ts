@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NodeIndex, NodeUnsortedError, parseSize } from '../src/import/node-index.js';
+import { IdOrdinals, NodeIndex, NodeUnsortedError, parseSize } from '../src/import/node-index.js';
 import { WayStore } from '../src/import/way-store.js';
 
 /** A deterministic coordinate for node id `id` (1e-7 degree grid, like OSM). */
@@ -129,5 +129,16 @@ describe('way store', () => {
     expect(mem.find(2 ** 33 + 1)).toBe(-1);
     mem.close();
     disk.close();
+  });
+});
+
+describe('id ordinals (way ids of the road importer)', () => {
+  it('maps ids to the order they came in, sorted or not, above 2^32 too', () => {
+    const sorted = IdOrdinals.from([5, 9, 2 ** 33, 2 ** 40 + 1]);
+    expect([5, 9, 2 ** 33, 2 ** 40 + 1, 6].map((id) => sorted.get(id))).toEqual([0, 1, 2, 3, undefined]);
+    const shuffled = IdOrdinals.from([2 ** 40, 7, 3, 2 ** 33]);
+    expect([2 ** 40, 7, 3, 2 ** 33, 4].map((id) => shuffled.get(id))).toEqual([0, 1, 2, 3, undefined]);
+    shuffled.push(1);
+    expect(shuffled.get(1)).toBe(4);
   });
 });

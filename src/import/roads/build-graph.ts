@@ -142,20 +142,23 @@ function resolveRestrictions(
   e: { tail: Uint32Array; head: Uint32Array; way: Uint32Array },
 ): Restriction[] {
   const out: Restriction[] = [];
-  const byWay = new Map<number, number[]>();
-  for (let i = 0; i < e.tail.length; i++) {
-    let l = byWay.get(e.way[i]!);
-    if (!l) byWay.set(e.way[i]!, (l = []));
-    l.push(i);
-  }
+  // Base edges by way (CSR): wEdges[wFirst[w] .. wFirst[w+1]).
+  const nw = o.wayCls.length;
+  const wFirst = new Uint32Array(nw + 1);
+  for (let i = 0; i < e.way.length; i++) wFirst[e.way[i]! + 1]!++;
+  for (let w = 0; w < nw; w++) wFirst[w + 1]! += wFirst[w]!;
+  const wEdges = new Uint32Array(e.way.length);
+  const fill = wFirst.slice(0, nw);
+  for (let i = 0; i < e.way.length; i++) wEdges[fill[e.way[i]!]!++] = i;
+  const edgesOf = (w: number) => Array.from(wEdges.subarray(wFirst[w], wFirst[w + 1]));
   for (const r of o.restrictions) {
     const fw = o.wayIndexByOsmId.get(r.fromWay),
       tw = o.wayIndexByOsmId.get(r.toWay);
     if (fw === undefined || tw === undefined) continue;
     const via = bsearch(o.nodeIds, r.viaNode);
     if (via < 0) continue;
-    const from = (byWay.get(fw) ?? []).filter((i) => e.head[i] === via);
-    const to = (byWay.get(tw) ?? []).filter((i) => e.tail[i] === via);
+    const from = edgesOf(fw).filter((i) => e.head[i] === via);
+    const to = edgesOf(tw).filter((i) => e.tail[i] === via);
     if (from.length && to.length) out.push({ via, from, to, only: r.only });
   }
   return out;

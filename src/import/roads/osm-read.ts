@@ -1,6 +1,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { OSMTransform } from 'osm-pbf-parser-node';
 import { carProfile, RELATION_TAG_KEYS, WAY_TAG_KEYS } from '../../routing/profile.js';
+import { IdOrdinals } from '../node-index.js';
 import { GrowF64, GrowI32, GrowU8, GrowU32 } from './grow.js';
 
 /**
@@ -29,7 +30,8 @@ export interface OsmRoads {
   wayRoundabout: Uint8Array;
   wayName: Uint32Array;
   names: Array<[string, string, string, string]>; // [name, name:ar, name:en, ref]
-  wayIndexByOsmId: Map<number, number>;
+  /** OSM way id -> way index (IdOrdinals: a sorted id array, no JS Map; anything with `get` in tests). */
+  wayIndexByOsmId: { get(osmId: number): number | undefined };
   restrictions: RawRestriction[];
   skipped: { viaWayRestrictions: number; badRestrictions: number };
 }
@@ -87,7 +89,7 @@ export async function readOsmRoads(
     nm = new GrowU32();
   const names: OsmRoads['names'] = [];
   const nameIdx = new Map<string, number>();
-  const wayIndexByOsmId = new Map<number, number>();
+  const wayIndexByOsmId = new IdOrdinals();
   const restrictions: RawRestriction[] = [];
   const skipped = { viaWayRestrictions: 0, badRestrictions: 0 };
   const pass1 = { withTags: { node: false, way: WAY_TAG_KEYS, relation: RELATION_TAG_KEYS }, withInfo: false };
@@ -96,7 +98,7 @@ export async function readOsmRoads(
       const t = it.tags ?? {};
       const p = carProfile(t, { ferries: opts.ferries });
       if (!p || !it.refs || it.refs.length < 2) continue;
-      wayIndexByOsmId.set(it.id, cls.length);
+      wayIndexByOsmId.push(it.id); // ordinal = cls.length
       for (const r of it.refs) rawRefs.push(r);
       refStart.push(rawRefs.length);
       cls.push(p.cls);

@@ -1,3 +1,5 @@
+import { GrowU32 } from './grow.js';
+
 /**
  * Turn restrictions by node splitting. A restricted via node v gets one copy per incoming edge (the first copy
  * keeps v's id); an incoming edge e now ends at its own copy, and that copy's out-edges are only the turns the
@@ -34,60 +36,91 @@ export interface SplitResult {
 
 export function splitRestrictedNodes(baseNodes: number, e: BaseEdges, restrictions: Restriction[]): SplitResult {
   const m = e.tail.length;
-  const byVia = new Map<number, Restriction[]>();
-  for (const r of restrictions) {
-    if (!r.from.length || !r.to.length) continue;
-    let l = byVia.get(r.via);
-    if (!l) byVia.set(r.via, (l = []));
-    l.push(r);
-  }
-  // Incoming edges of each restricted via, and the copy each incoming edge leads to.
-  const incoming = new Map<number, number[]>();
-  for (let i = 0; i < m; i++) {
-    const h = e.head[i]!;
-    if (byVia.has(h)) {
-      let l = incoming.get(h);
-      if (!l) incoming.set(h, (l = []));
-      l.push(i);
+  // Restrictions grouped by via node (sorted typed arrays and a bitset, nothing keyed by node in a Map).
+  const rs = restrictions.filter((r) => r.from.length && r.to.length).sort((a, b) => a.via - b.via);
+  const vias: number[] = [],
+    runStart: number[] = [];
+  rs.forEach((r, i) => {
+    if (vias[vias.length - 1] !== r.via) {
+      vias.push(r.via);
+      runStart.push(i);
     }
+  });
+  runStart.push(rs.length);
+  const viaIds = Uint32Array.from(vias);
+  const isVia = new Uint8Array((baseNodes + 7) >>> 3);
+  for (const v of vias) isVia[v >>> 3]! |= 1 << (v & 7);
+  const viaRank = (v: number): number => {
+    if (v >= baseNodes || !(isVia[v >>> 3]! & (1 << (v & 7)))) return -1;
+    let lo = 0,
+      hi = viaIds.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (viaIds[mid]! < v) lo = mid + 1;
+      else if (viaIds[mid]! > v) hi = mid - 1;
+      else return mid;
+    }
+    return -1;
+  };
+  // Incoming edges of each restricted via (CSR by via rank, in edge order), and the copy each one leads to: the
+  // first keeps the via's id, the others get new nodes from copyStart[rank] on.
+  const V = viaIds.length;
+  const inStart = new Uint32Array(V + 1);
+  for (let i = 0; i < m; i++) {
+    const r = viaRank(e.head[i]!);
+    if (r >= 0) inStart[r + 1]!++;
   }
-  const copyOfIn = new Map<number, number>(); // base edge -> node id it now ends at
+  for (let r = 0; r < V; r++) inStart[r + 1]! += inStart[r]!;
+  const inEdges = new Uint32Array(inStart[V]!);
+  const fill = inStart.slice(0, V);
+  for (let i = 0; i < m; i++) {
+    const r = viaRank(e.head[i]!);
+    if (r >= 0) inEdges[fill[r]!++] = i;
+  }
+  const copyStart = new Uint32Array(V);
   const copyBase: number[] = [];
   let next = baseNodes;
-  for (const [v, ins] of incoming) {
-    ins.forEach((edge, k) => {
-      if (k === 0) copyOfIn.set(edge, v);
-      else {
-        copyOfIn.set(edge, next++);
-        copyBase.push(v);
-      }
-    });
+  for (let r = 0; r < V; r++) {
+    copyStart[r] = next;
+    for (let k = inStart[r]! + 1; k < inStart[r + 1]!; k++) {
+      copyBase.push(viaIds[r]!);
+      next++;
+    }
   }
-  const allowed = (inEdge: number, outEdge: number, rs: Restriction[]): boolean => {
-    for (const r of rs) {
-      if (!r.from.includes(inEdge)) continue;
-      const hit = r.to.includes(outEdge);
-      if (r.only ? !hit : hit) return false;
+  /** The node incoming edge number k (in inEdges) of via rank r now ends at. */
+  const copyAt = (r: number, k: number) => (k === inStart[r]! ? viaIds[r]! : copyStart[r]! + k - inStart[r]! - 1);
+  const headOf = (i: number): number => {
+    const h = e.head[i]!;
+    const r = viaRank(h);
+    if (r < 0) return h;
+    for (let k = inStart[r]!; k < inStart[r + 1]!; k++) if (inEdges[k] === i) return copyAt(r, k);
+    return h;
+  };
+  const allowed = (inEdge: number, outEdge: number, r: number): boolean => {
+    for (let j = runStart[r]!; j < runStart[r + 1]!; j++) {
+      const x = rs[j]!;
+      if (!x.from.includes(inEdge)) continue;
+      const hit = x.to.includes(outEdge);
+      if (x.only ? !hit : hit) return false;
     }
     return true;
   };
-  const tail: number[] = [],
-    head: number[] = [],
-    base: number[] = [];
+  const tail = new GrowU32(),
+    head = new GrowU32(),
+    base = new GrowU32();
   for (let i = 0; i < m; i++) {
     const a = e.tail[i]!;
-    const h = copyOfIn.get(i) ?? e.head[i]!;
-    const rs = byVia.get(a);
-    const ins = rs ? incoming.get(a) : undefined;
-    if (!rs || !ins) {
+    const h = headOf(i);
+    const r = viaRank(a);
+    if (r < 0 || inStart[r] === inStart[r + 1]) {
       tail.push(a);
       head.push(h);
       base.push(i);
       continue;
     }
-    for (const inEdge of ins) {
-      if (!allowed(inEdge, i, rs)) continue;
-      tail.push(copyOfIn.get(inEdge)!);
+    for (let k = inStart[r]!; k < inStart[r + 1]!; k++) {
+      if (!allowed(inEdges[k]!, i, r)) continue;
+      tail.push(copyAt(r, k));
       head.push(h);
       base.push(i);
     }
@@ -95,9 +128,9 @@ export function splitRestrictedNodes(baseNodes: number, e: BaseEdges, restrictio
   return {
     nodes: next,
     copyBase,
-    tail: Uint32Array.from(tail),
-    head: Uint32Array.from(head),
-    base: Uint32Array.from(base),
-    applied: [...byVia.values()].reduce((s, l) => s + l.length, 0),
+    tail: tail.view().slice(),
+    head: head.view().slice(),
+    base: base.view().slice(),
+    applied: rs.length,
   };
 }
