@@ -2,6 +2,7 @@ import uWS from 'uWebSockets.js';
 import { STATUS_CODES } from 'node:http';
 import { existsSync } from 'node:fs';
 import { pickRequestId } from '../middleware/request-id.js';
+import { nativeServerUnavailable } from './native.js';
 import type { HttpReply, HttpRequest, RequestHandler } from '../types.js';
 
 export interface ListenOptions {
@@ -57,6 +58,8 @@ function listenExclusive(
  * before any await, cork every write that happens after an await, and copy body chunks (uWS reuses the memory).
  */
 export function listen(handler: RequestHandler, opts: ListenOptions): Promise<RunningServer> {
+  const unavailable = nativeServerUnavailable();
+  if (unavailable) return Promise.reject(new Error(unavailable));
   if (opts.tls && (!existsSync(opts.tls.cert) || !existsSync(opts.tls.key))) {
     return Promise.reject(new Error(`TLS certificate or key file not found (${opts.tls.cert}, ${opts.tls.key})`));
   }
