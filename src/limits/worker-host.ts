@@ -1,3 +1,5 @@
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 
 /** What a pool thread is started with (see worker-pool.ts). */
@@ -6,6 +8,8 @@ export interface HostData {
   /** One word per thread: the id of the task the pool abandoned. */
   cancel: Int32Array;
   init: unknown;
+  /** Niceness for this thread (0 = as the process). */
+  nice: number;
 }
 
 export type HostRequest = { t: 'run'; id: number; p: unknown } | { t: 'update'; id: number; p: unknown };
@@ -34,6 +38,7 @@ export function serveTasks<S>(
   const port = parentPort;
   if (!port) throw new Error('serveTasks runs in a worker thread');
   const data = workerData as HostData;
+  if (data.nice) lowerPriority(data.nice);
   let state: S | undefined;
   let setupError: Error | undefined;
   try {
@@ -65,4 +70,18 @@ export function serveTasks<S>(
       port.postMessage({ id, ok: false, e: err?.message ?? String(e), n: err?.name } satisfies HostReply);
     }
   });
+}
+
+/**
+ * Engine threads run at a lower CPU priority than the HTTP thread, so on a machine with fewer cores than busy
+ * threads a long search yields to hot-path requests instead of sharing a core with them evenly. Linux keeps a nice
+ * value per thread (setpriority on the thread's id); elsewhere, or if refused, the thread keeps the process's.
+ */
+function lowerPriority(nice: number): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice);
+  } catch {
+    /* not Linux, or not allowed: same priority as the process */
+  }
 }

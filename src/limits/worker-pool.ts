@@ -14,8 +14,9 @@ import { READY, type HostData, type HostReply, type HostRequest } from './worker
  *
  * Shared state (the road graph's SharedArrayBuffers, a database path) is given to every thread at start and can be
  * swapped in all of them with `update`; threads handle messages in order, so a task sent after the update sees the
- * new state. Under tsx (development, tests) the TypeScript worker module is bootstrapped through tsx's loader; the
- * built package runs the compiled .js. Idle threads never keep the process alive.
+ * new state. Threads run niced (Linux), so on a small machine a long search yields the CPU to the HTTP thread.
+ * Under tsx (development, tests) the TypeScript worker module is bootstrapped through tsx's loader; the built
+ * package runs the compiled .js. Idle threads never keep the process alive.
  */
 export interface WorkerPoolOptions {
   /** Names the pool in errors and stats. */
@@ -33,6 +34,8 @@ export interface WorkerPoolOptions {
   init: unknown;
   /** How long an abandoned task may keep its thread before the thread is terminated and replaced. */
   stuckMs?: number;
+  /** Niceness of the threads (default 10: they yield the CPU to the HTTP thread; 0 = as the process). */
+  nice?: number;
 }
 
 export interface TaskOptions {
@@ -179,7 +182,7 @@ export class WorkerPool {
 
   private spawn(index: number): Slot {
     Atomics.store(this.cancel, index, 0);
-    const data: HostData = { slot: index, cancel: this.cancel, init: this.state };
+    const data: HostData = { slot: index, cancel: this.cancel, init: this.state, nice: this.o.nice ?? 10 };
     const here = this.o.here;
     const worker = here.endsWith('.ts')
       ? new Worker(
