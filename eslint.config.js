@@ -96,6 +96,14 @@ export default tseslint.config(
     },
   },
   {
+    // The web console runs in browsers: DOM globals and its own tsconfig (DOM lib, bundler resolution).
+    files: ['console/**/*.ts'],
+    languageOptions: {
+      globals: { ...globals.browser },
+      parserOptions: { project: './console/tsconfig.json', tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },

@@ -173,6 +173,10 @@ function main() {
 
   step('compiling dist/');
   run(process.execPath, [tsc, '-p', join(src, 'tsconfig.json'), '--outDir', join(stage, 'dist')], { cwd: src });
+  step('building the web console into dist/console');
+  run(process.execPath, [join(src, 'scripts', 'build-console.mjs'), '--out', join(stage, 'dist', 'console')], {
+    cwd: src,
+  });
 
   step('copying ' + CARRIED.join(', '));
   for (const p of CARRIED) {

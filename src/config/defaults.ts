@@ -11,6 +11,8 @@ export interface Config {
   public_url: string;
   tls: { cert: string; key: string };
   engine_enabled: boolean;
+  /** The web console at / and /console/ (static files from dist/console). */
+  console: { enabled: boolean };
   features: { autocomplete: boolean; geocode: boolean; reverse: boolean; place: boolean };
   http: {
     body_limit_bytes: number;
@@ -117,6 +119,7 @@ export const DEFAULTS: Config = {
   public_url: '',
   tls: { cert: '', key: '' },
   engine_enabled: true,
+  console: { enabled: true },
   features: { autocomplete: true, geocode: true, reverse: true, place: true },
   http: {
     body_limit_bytes: 1024 * 1024,

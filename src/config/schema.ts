@@ -12,6 +12,7 @@ export const CONFIG_SCHEMA = obj({
   public_url: { type: 'string', pattern: '^(https?://[^\\s]+[^/\\s])?$' },
   tls: obj({ cert: { type: 'string' }, key: { type: 'string' } }),
   engine_enabled: { type: 'boolean' },
+  console: obj({ enabled: { type: 'boolean' } }),
   features: obj({
     autocomplete: { type: 'boolean' },
     geocode: { type: 'boolean' },

@@ -1,6 +1,7 @@
 import type { Services } from '../../services.js';
 import type { Router } from '../router.js';
 import * as admin from './admin.js';
+import * as consolePages from './console.js';
 import * as directions from './directions.js';
 import * as health from './health.js';
 import * as places from './places.js';
@@ -11,5 +12,6 @@ import * as tokens from './tokens.js';
 
 /** Every capability's routes, one module each. */
 export function registerAll(router: Router, s: Services): void {
-  for (const m of [health, places, directions, tokens, tiles, resources, staticmap, admin]) m.register(router, s);
+  for (const m of [health, places, directions, tokens, tiles, resources, staticmap, admin, consolePages])
+    m.register(router, s);
 }

@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// Builds the web console into dist/console (or --out DIR): console/main.ts bundled by esbuild, the stylesheet, and
+// MapLibre GL JS's own files from the maplibre-gl package, every asset under a content-hashed name so the appliance can
+// serve /console/assets/* as immutable; index.html names them and is the only file served with no-cache.
+import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const at = process.argv.indexOf('--out');
+const OUT = at > 0 ? process.argv[at + 1] : join(ROOT, 'dist', 'console');
+const SRC = join(ROOT, 'console');
+const ASSETS = '/console/assets';
+const hash = (...bufs) => {
+  const h = createHash('sha256');
+  for (const b of bufs) h.update(b);
+  return h.digest('hex').slice(0, 12);
+};
+
+const started = Date.now();
+const tmp = `${OUT}.tmp-${process.pid}`;
+rmSync(tmp, { recursive: true, force: true });
+mkdirSync(join(tmp, 'assets'), { recursive: true });
+
+// MapLibre's module finds its worker next to itself (import.meta.url): its files keep their names in a hashed folder.
+const mlDist = join(ROOT, 'node_modules', 'maplibre-gl', 'dist');
+const mlFiles = ['maplibre-gl.mjs', 'maplibre-gl-worker.mjs', 'maplibre-gl-shared.mjs', 'maplibre-gl.css'];
+const mlHash = hash(...mlFiles.map((f) => readFileSync(join(mlDist, f))));
+const mlDir = `maplibre-${mlHash}`;
+mkdirSync(join(tmp, 'assets', mlDir));
+for (const f of mlFiles) cpSync(join(mlDist, f), join(tmp, 'assets', mlDir, f));
+
+const result = await build({
+  entryPoints: [join(SRC, 'main.ts')],
+  bundle: true,
+  format: 'esm',
+  target: 'es2022',
+  minify: true,
+  write: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+  plugins: [
+    {
+      name: 'maplibre-external',
+      setup(b) {
+        b.onResolve({ filter: /^maplibre-gl$/ }, () => ({
+          path: `${ASSETS}/${mlDir}/maplibre-gl.mjs`,
+          external: true,
+        }));
+      },
+    },
+  ],
+});
+const js = Buffer.from(result.outputFiles[0].contents);
+const jsName = `console-${hash(js)}.js`;
+writeFileSync(join(tmp, 'assets', jsName), js);
+const css = readFileSync(join(SRC, 'console.css'));
+const cssName = `console-${hash(css)}.css`;
+writeFileSync(join(tmp, 'assets', cssName), css);
+
+const html = readFileSync(join(SRC, 'index.html'), 'utf8')
+  .replaceAll('__MAPLIBRE_CSS__', `${ASSETS}/${mlDir}/maplibre-gl.css`)
+  .replaceAll('__CONSOLE_CSS__', `${ASSETS}/${cssName}`)
+  .replaceAll('__CONSOLE_JS__', `${ASSETS}/${jsName}`);
+writeFileSync(join(tmp, 'index.html'), html);
+
+rmSync(OUT, { recursive: true, force: true });
+mkdirSync(dirname(OUT), { recursive: true });
+cpSync(tmp, OUT, { recursive: true });
+rmSync(tmp, { recursive: true, force: true });
+console.log(`console built in ${OUT} (${jsName}, ${js.length} bytes) in ${Date.now() - started} ms`);
