@@ -66,6 +66,7 @@ export function makeServeCommand(io: Io, signals: NodeJS.EventEmitter = process)
       writePidFile(root, { pid: process.pid, url: server.url, started_at: new Date().toISOString() });
       if (app.metricsServer) io.out(`metrics on ${app.metricsServer.url}\n`);
       io.out(`svcmaps listening on ${server.url} (data: ${config.data_dir})\n`);
+      if (config.console.enabled) io.out(`console on ${config.public_url || server.url}/\n`);
       await new Promise<void>((resolve) => {
         // Graceful: stop accepting, let in-flight requests finish (http.shutdown_grace_ms), flush metering, close
         // SQLite. A second signal during the grace period gets Node's default handling and ends the process at once.
