@@ -10,11 +10,14 @@ import { signJwt } from '../src/auth/jwt.js';
 
 /*
  * Property-based fuzzing of every route with hostile paths, query strings, headers and bodies. A fixed seed keeps
- * `npm test` reproducible and under a minute; SVCMAPS_FUZZ_RUNS=5000 (and SVCMAPS_FUZZ_SEED) runs longer searches.
+ * `npm test` reproducible and under a minute; SVCMAPS_FUZZ_RUNS=5000 (and SVCMAPS_FUZZ_SEED) runs longer searches,
+ * SVCMAPS_FUZZ_SHRINK=0 reports the first failure as found instead of shrinking it.
  */
 const RUNS = Number(process.env.SVCMAPS_FUZZ_RUNS ?? 300);
 const SEED = Number(process.env.SVCMAPS_FUZZ_SEED ?? 20261125);
 const REQUEST_TIMEOUT_MS = 8000;
+/** Long runs get time in proportion (a cold tile or static map can take a second on a loaded machine). */
+const TEST_TIMEOUT_MS = Math.max(600_000, RUNS * 1000);
 const JWT_SECRET = 'jwt-secret-for-the-fuzz-suite-0123456789';
 
 /** 5xx answers the spec defines (saturation, upstream failure, timeouts); anything else 5xx is a defect. */
@@ -362,49 +365,57 @@ describe('fuzzing every route', () => {
   const target = (p: string, q: string, a: string) =>
     a === 'token' ? `${p}${q ? q + '&' : '?'}t=${token}` : `${p}${q}`;
 
-  it('answers hostile paths, query strings and headers within the spec', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        path,
-        query,
-        fc.oneof({ weight: 4, arbitrary: fc.constant('GET') }, { weight: 1, arbitrary: fc.constantFrom(...METHODS) }),
-        auth,
-        extraHeaders,
-        async (p, q, method, a, extra) => {
-          const t = target(p, q, a);
-          const headers = [...(creds[a] ?? []), ...extra];
-          check(`${method} ${t} ${JSON.stringify(headers)}`, await send(s.url, method, t, headers));
-        },
-      ),
-      { numRuns: RUNS, seed: SEED },
-    );
-  }, 600_000);
-
-  it('answers hostile bodies on every route that reads one', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(
-          '/maps/v1/geocode',
-          '/maps/v1/reverse',
-          '/maps/v1/directions',
-          '/maps/v1/prefetch-directions',
-          '/maps/v1/tile-token',
-          '/admin/keys/key_0123456789abcdef',
+  it(
+    'answers hostile paths, query strings and headers within the spec',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          path,
+          query,
+          fc.oneof({ weight: 4, arbitrary: fc.constant('GET') }, { weight: 1, arbitrary: fc.constantFrom(...METHODS) }),
+          auth,
+          extraHeaders,
+          async (p, q, method, a, extra) => {
+            const t = target(p, q, a);
+            const headers = [...(creds[a] ?? []), ...extra];
+            check(`${method} ${t} ${JSON.stringify(headers)}`, await send(s.url, method, t, headers));
+          },
         ),
-        fc.constantFrom('POST', 'POST', 'POST', 'DELETE', 'PUT'),
-        auth,
-        fc.constantFrom('application/json', 'text/plain', 'application/json; charset=utf-16', ''),
-        bodies,
-        async (p, method, a, type, body) => {
-          const headers: [string, string][] = [...(creds[a] ?? [])];
-          if (type) headers.push(['Content-Type', type]);
-          const what = `${method} ${p} ${JSON.stringify(headers)} body ${body.length} B: ${body.subarray(0, 80).toString('latin1')}`;
-          check(what, await send(s.url, method, target(p, '', a), headers, body));
-        },
-      ),
-      { numRuns: Math.ceil(RUNS / 2), seed: SEED },
-    );
-  }, 600_000);
+        { numRuns: RUNS, seed: SEED, endOnFailure: process.env.SVCMAPS_FUZZ_SHRINK === '0' },
+      );
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'answers hostile bodies on every route that reads one',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(
+            '/maps/v1/geocode',
+            '/maps/v1/reverse',
+            '/maps/v1/directions',
+            '/maps/v1/prefetch-directions',
+            '/maps/v1/tile-token',
+            '/admin/keys/key_0123456789abcdef',
+          ),
+          fc.constantFrom('POST', 'POST', 'POST', 'DELETE', 'PUT'),
+          auth,
+          fc.constantFrom('application/json', 'text/plain', 'application/json; charset=utf-16', ''),
+          bodies,
+          async (p, method, a, type, body) => {
+            const headers: [string, string][] = [...(creds[a] ?? [])];
+            if (type) headers.push(['Content-Type', type]);
+            const what = `${method} ${p} ${JSON.stringify(headers)} body ${body.length} B: ${body.subarray(0, 80).toString('latin1')}`;
+            check(what, await send(s.url, method, target(p, '', a), headers, body));
+          },
+        ),
+        { numRuns: Math.ceil(RUNS / 2), seed: SEED, endOnFailure: process.env.SVCMAPS_FUZZ_SHRINK === '0' },
+      );
+    },
+    TEST_TIMEOUT_MS,
+  );
 
   it('still answers /livez after the run', async () => {
     const r = await fetch(`${s.url}/livez`);
