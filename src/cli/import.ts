@@ -7,6 +7,9 @@ import { CliError, type Io } from './io.js';
 import { commandConfig } from './options.js';
 import { progressBar } from './ui/progress.js';
 
+/** Importer stages whose progress is bytes of the input file read. */
+const BYTE_STAGES = new Set(['read', 'ways', 'nodes']);
+
 export function makeImportCommand(io: Io, signals: NodeJS.EventEmitter = process): CommandUnknownOpts {
   return new Command('import')
     .description(
@@ -49,11 +52,20 @@ export function makeImportCommand(io: Io, signals: NodeJS.EventEmitter = process
       const summaries = [];
       try {
         for (const imp of chosen) {
-          const bar = progressBar(io.err, tty);
+          // One bar per stage, so its rate and ETA are the stage's own: file-reading stages count bytes of the
+          // input, the others (contraction, index) their own items.
+          let stageNow = '';
+          let bar = progressBar(io.err, tty);
           const s = await imp.run(
             file,
             dir.root,
-            (stage, done, total) => bar.update(`${imp.name}:${stage}`, done, total),
+            (stage, done, total) => {
+              if (stage !== stageNow) {
+                stageNow = stage;
+                bar = progressBar(io.err, tty, BYTE_STAGES.has(stage) ? 'bytes' : 'items');
+              }
+              bar.update(`${imp.name}:${stage}`, done, total);
+            },
             abort.signal,
             { memoryBytes },
           );
