@@ -31,14 +31,23 @@ function reversed(w: WayLine): WayLine {
  */
 export function joinWays(ways: WayLine[], keepDirection: boolean): Chain[] {
   const used = new Uint8Array(ways.length);
-  const byEnd = new Map<number, number[]>();
-  const index = (id: number, i: number) => byEnd.set(id, [...(byEnd.get(id) ?? []), i]);
-  ways.forEach((w, i) => {
-    index(w.first, i);
-    index(w.last, i);
-  });
+  // Way ends sorted by node id (entry e is way e >> 1's first end when e is even, its last when odd), searched by
+  // bisection: no Map keyed by node id, and a node shared by many ways costs nothing extra.
+  const endOf = (e: number) => (e & 1 ? ways[e >>> 1]!.last : ways[e >>> 1]!.first);
+  const order = new Uint32Array(2 * ways.length);
+  for (let e = 0; e < order.length; e++) order[e] = e;
+  order.sort((a, b) => endOf(a) - endOf(b) || a - b);
+  const ends = Float64Array.from(order, endOf);
   const take = (id: number, wantFirst: boolean): WayLine | undefined => {
-    for (const i of byEnd.get(id) ?? []) {
+    let lo = 0,
+      hi = ends.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ends[mid]! < id) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let k = lo; k < ends.length && ends[k] === id; k++) {
+      const i = order[k]! >>> 1;
       if (used[i]) continue;
       const w = ways[i]!;
       if ((wantFirst ? w.first : w.last) === id) return ((used[i] = 1), w);
