@@ -93,7 +93,8 @@ export class NodeIndex {
 
   /** Bytes held in memory by resident chunks, the chunk being filled and the read cache. */
   get memoryBytes(): number {
-    return this.residentBytes + (this.cache.size + 1) * this.chunkSize * BYTES_PER_NODE + this.curIds.byteLength / 2;
+    // the chunk being filled: a Float64 id and two Int32 coordinates a slot
+    return this.residentBytes + this.cache.size * this.chunkSize * BYTES_PER_NODE + this.curIds.byteLength * 2;
   }
 
   add(id: number, lat: number, lon: number): void {
