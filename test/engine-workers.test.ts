@@ -12,7 +12,7 @@ import type { PooledRouter } from '../src/routing/route-pool.js';
 import { AnswerCache } from '../src/cache/answer-cache.js';
 import { HotTier } from '../src/cache/hot-tier.js';
 import { isAppError } from '../src/core/errors.js';
-import { isTaskAbandoned } from '../src/limits/worker-pool.js';
+import { isTaskAbandoned, WorkerPool } from '../src/limits/worker-pool.js';
 import { LocalPlaces } from '../src/places/engine.js';
 import { ensurePlacesDb, openPlacesIndex } from '../src/places/load.js';
 import { PhotoSource } from '../src/places/photos.js';
@@ -315,6 +315,33 @@ describe('places in worker threads', () => {
       index.close();
       answers.stop();
       db.close();
+    }
+  });
+});
+
+describe('engine pool', () => {
+  it('a thread that dies before it is set up is replaced after a growing back-off, not in a hot loop', async () => {
+    const pool = new WorkerPool({
+      name: 'broken',
+      here: new URL('../src/routing/route-pool.ts', import.meta.url).href,
+      module: 'no-such-worker',
+      size: 1,
+      queue: 4,
+      shedCode: 'DIRECTIONS_BACKPRESSURE',
+      timeoutMs: 300,
+      init: {},
+    });
+    try {
+      const t0 = performance.now();
+      const e = await pool.run({}).catch((err: unknown) => err);
+      expect(isTaskAbandoned(e) && ['deadline', 'crashed'].includes(e.reason)).toBe(true);
+      expect(performance.now() - t0).toBeLessThan(1000);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(pool.ready).toBe(false);
+      expect(pool.stats.replaced).toBeGreaterThanOrEqual(1);
+      expect(pool.stats.replaced).toBeLessThanOrEqual(6);
+    } finally {
+      pool.close();
     }
   });
 });

@@ -46,7 +46,8 @@ export function serveTasks<S>(
   } catch (e) {
     setupError = e as Error;
   }
-  port.postMessage({ id: READY, ok: true } satisfies HostReply); // set up (or failed to): tasks may come
+  // Set up (ok) or not: a pool keeps callers on their in-process fallback while no thread is ready.
+  port.postMessage(setupError ? { id: READY, ok: false, e: setupError.message } : { id: READY, ok: true });
   port.on('message', (m: HostRequest) => {
     if (m.t === 'update') {
       try {

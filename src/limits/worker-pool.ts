@@ -78,6 +78,8 @@ interface Slot {
   updates: Map<number, () => void>;
   /** The thread has set its engine up (until then a task sent to it waits in its message queue). */
   ready: boolean;
+  /** The thread died; its replacement is due after a back-off (threads that fail at start are not respawned hot). */
+  dead?: boolean;
 }
 
 export interface WorkerPoolStats {
@@ -97,6 +99,8 @@ export class WorkerPool {
   private nextId = 1;
   private state: unknown;
   private closed = false;
+  /** Threads in a row that died before their engine was set up: the next one starts after a growing back-off. */
+  private startFailures = 0;
   private readonly counts = { shed: 0, expired: 0, aborted: 0, replaced: 0 };
 
   constructor(private readonly o: WorkerPoolOptions) {
@@ -121,14 +125,14 @@ export class WorkerPool {
 
   /** At least one thread has its engine set up (callers may keep small work on the event loop until then). */
   get ready(): boolean {
-    return this.slots.some((s) => s.ready);
+    return this.slots.some((s) => s.ready && !s.dead);
   }
 
   /** Runs one task on a free thread, or queues it; rejects with AppError(shed code) past a full queue. */
   run<R>(payload: unknown, opts: TaskOptions = {}): Promise<R> {
     if (this.closed) return Promise.reject(new TaskAbandoned('closed'));
     if (opts.signal?.aborted) return Promise.reject(new TaskAbandoned('aborted'));
-    const free = this.slots.find((s) => !s.task);
+    const free = this.slots.find((s) => !s.task && !s.dead);
     if (!free && this.waiting.length >= this.o.queue) {
       this.counts.shed++;
       return Promise.reject(new AppError(opts.shedCode ?? this.o.shedCode));
@@ -156,13 +160,14 @@ export class WorkerPool {
   async update(state: unknown): Promise<void> {
     this.state = state;
     await Promise.all(
-      this.slots.map(
-        (slot) =>
-          new Promise<void>((done) => {
-            const id = this.nextId++;
-            slot.updates.set(id, done);
-            slot.worker.postMessage({ t: 'update', id, p: state } satisfies HostRequest);
-          }),
+      this.slots.map((slot) =>
+        slot.dead
+          ? undefined // its replacement starts with the new state
+          : new Promise<void>((done) => {
+              const id = this.nextId++;
+              slot.updates.set(id, done);
+              slot.worker.postMessage({ t: 'update', id, p: state } satisfies HostRequest);
+            }),
       ),
     );
   }
@@ -189,7 +194,11 @@ export class WorkerPool {
           `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(new URL(`./${this.o.module}.ts`, here).href)}); })`,
           { eval: true, workerData: data },
         )
-      : new Worker(new URL(`./${this.o.module}.js`, here), { workerData: data });
+      : new Worker(new URL(`./${this.o.module}.js`, here), {
+          workerData: data,
+          // a parent started with `node --input-type=module -e` would pass a flag a file-backed worker refuses
+          execArgv: process.execArgv.filter((a) => !a.startsWith('--input-type')),
+        });
     worker.unref();
     const slot: Slot = { index, worker, updates: new Map(), ready: false };
     worker.on('message', (m: HostReply) => this.reply(slot, m));
@@ -210,7 +219,8 @@ export class WorkerPool {
 
   private reply(slot: Slot, m: HostReply): void {
     if (m.id === READY) {
-      slot.ready = true;
+      slot.ready = m.ok;
+      if (m.ok) this.startFailures = 0;
       return;
     }
     const done = slot.updates.get(m.id);
@@ -261,18 +271,30 @@ export class WorkerPool {
     else task.resolve(value);
   }
 
-  /** A thread that ignored its cancel word (or crashed) is terminated; a fresh one takes its place. */
+  /**
+   * A thread that ignored its cancel word (or crashed) is terminated; a fresh one takes its place, at once when the
+   * old one had been working, after a growing back-off (up to 30 s) when threads keep dying before they are set up.
+   */
   private replace(slot: Slot): void {
-    if (this.closed || this.slots[slot.index] !== slot) return;
+    if (this.closed || this.slots[slot.index] !== slot || slot.dead) return;
     this.counts.replaced++;
-    const fresh = this.spawn(slot.index);
-    this.slots[slot.index] = fresh;
+    slot.dead = true;
     for (const done of slot.updates.values()) done(); // the fresh thread starts with the latest state
+    slot.updates.clear();
     void slot.worker.terminate();
     if (slot.task) this.settle(slot.task, new TaskAbandoned('crashed'));
+    slot.task = undefined;
     clearTimeout(slot.stuck);
-    const next = this.waiting.shift();
-    if (next) this.start(fresh, next);
+    if (!slot.ready) this.startFailures++;
+    const respawn = () => {
+      if (this.closed || this.slots[slot.index] !== slot) return;
+      const fresh = this.spawn(slot.index);
+      this.slots[slot.index] = fresh;
+      const next = this.waiting.shift();
+      if (next) this.start(fresh, next);
+    };
+    if (this.startFailures <= 1) return respawn();
+    setTimeout(respawn, Math.min(30_000, 100 * 2 ** this.startFailures)).unref();
   }
 
   private crashed(slot: Slot, _e: Error): void {
