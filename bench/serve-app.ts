@@ -1,13 +1,16 @@
 /**
  * The svcmaps app as the benchmarks see it: real config pipeline, real SQLite store in the data directory given as
  * argv[2] (the parent owns and removes it), an optional hot-tier size in bytes as argv[3], production meter flush
- * interval, a silent logger, 127.0.0.1 and a free port. Limits are raised so the benchmark measures their cost,
- * never their effect.
+ * interval, a silent logger (or, with BENCH_LOG=<file>, the production request log written to that file, e.g.
+ * /dev/null, so its cost is measured too), 127.0.0.1 and a free port. Limits are raised so the benchmark measures
+ * their cost, never their effect.
  * Prints {"port", "apiKey"} on stdout when ready.
  */
 import { createApp } from '../src/app.js';
 import { configWith } from '../src/config/load.js';
 import { silentLogger } from '../src/core/log.js';
+import { jsonLogger } from '../src/ops/log.js';
+import { openSync } from 'node:fs';
 import { announce, stopWith } from './lifecycle.js';
 
 const [dataDir, memory] = process.argv.slice(2);
@@ -21,7 +24,7 @@ const app = createApp(
     ...(memory ? { cache: { memory_bytes: Number(memory) } } : {}),
     limits: { tile_ip_per_minute: 1_000_000_000 },
   }),
-  { log: silentLogger },
+  { log: process.env.BENCH_LOG ? jsonLogger('info', openSync(process.env.BENCH_LOG, 'a')) : silentLogger },
 );
 stopWith(() => app.close());
 

@@ -1,6 +1,7 @@
 import type { Config } from './config/defaults.js';
 import { systemClock, nowSeconds, type Clock } from './core/clock.js';
-import { jsonLogger, type Logger } from './core/log.js';
+import type { Logger } from './core/log.js';
+import { jsonLogger } from './ops/log.js';
 import { openDb, type Db } from './store/db.js';
 import { ensureSecret, prepareDataDir, readSecret } from './store/data-dir.js';
 import { KeysRepo } from './store/keys-repo.js';
@@ -36,7 +37,7 @@ import { Pipeline } from './http/pipeline.js';
 import { listen, type RunningServer } from './http/uws/server.js';
 import { registerAll } from './http/routes/index.js';
 import type { Services } from './services.js';
-import { MetricsRegistry } from './ops/metrics.js';
+import { createMetricsRegistry, type MetricsRegistry } from './ops/metrics.js';
 import { RequestMetrics } from './ops/request-metrics.js';
 import { ReloadHooks, type ReloadResult } from './ops/reload.js';
 import { listenMetrics, metricsRoute, type MetricsServer } from './ops/metrics-http.js';
@@ -111,7 +112,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
   });
   const meter = new Meter(new UsageRepo(db), log, o.meterFlushMs ?? 1000);
   const hot = new HotTier(config.cache.memory_bytes);
-  const metrics = new MetricsRegistry();
+  const metrics = createMetricsRegistry();
   // Tiles share the hot tier (bounded by cache.memory_bytes); an injected TileService replaces the whole stack.
   const tileStack = o.tiles
     ? undefined

@@ -1,17 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MetricsRegistry } from '../src/ops/metrics.js';
+import { CountedHistogram, createMetricsRegistry, LatencyCounts } from '../src/ops/metrics.js';
 import { RequestMetrics } from '../src/ops/request-metrics.js';
 import { createServer, type AddressInfo } from 'node:net';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { startServer, type TestServer } from './helpers/app.js';
-import { jsonLogger } from '../src/core/log.js';
+import { jsonLogger, maskSecrets } from '../src/ops/log.js';
 
-/** Parses the Prometheus text format strictly: every sample line must be `name{labels} value`. */
+/**
+ * Parses the Prometheus text format strictly: every sample line must be `name{labels} value`. (prom-client writes
+ * NaN as `Nan`, e.g. the event-loop lag before its first sample; Prometheus parses floats case-insensitively.)
+ */
 function parse(text: string): Map<string, number> {
   const out = new Map<string, number>();
   for (const line of text.split('\n')) {
     if (!line || line.startsWith('# HELP ') || line.startsWith('# TYPE ')) continue;
     const m =
-      /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? (-?[0-9.e+-]+|\+Inf|NaN)$/.exec(
+      /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? (-?[0-9.e+-]+|[+-]Inf|NaN|Nan)$/.exec(
         line,
       );
     if (!m) throw new Error(`not exposition format: ${line}`);
@@ -21,34 +26,51 @@ function parse(text: string): Map<string, number> {
 }
 
 describe('metrics registry', () => {
-  it('renders counters, gauges and cumulative histograms in the exposition format', () => {
-    const m = new MetricsRegistry();
-    m.inc('jobs_total', { kind: 'a"b' });
-    m.inc('jobs_total', { kind: 'a"b' }, 2);
-    m.gauge('queue_depth', 'waiting jobs', () => [[{ q: 'x' }, 7]]);
-    for (const v of [0.002, 0.02, 0.02, 3]) m.observe('tile_render_seconds', { zoom: 12 }, v);
-    const s = parse(m.render());
-    expect(s.get('jobs_total{kind="a\\"b"}')).toBe(3);
-    expect(s.get('queue_depth{q="x"}')).toBe(7);
-    expect(s.get('tile_render_seconds_bucket{zoom="12",le="0.0025"}')).toBe(1);
-    expect(s.get('tile_render_seconds_bucket{zoom="12",le="0.025"}')).toBe(3);
-    expect(s.get('tile_render_seconds_bucket{zoom="12",le="+Inf"}')).toBe(4);
-    expect(s.get('tile_render_seconds_count{zoom="12"}')).toBe(4);
-    expect(s.get('tile_render_seconds_sum{zoom="12"}')).toBeCloseTo(3.042);
-    expect(() => m.observe('jobs_total', {}, 1)).toThrow(/counter/);
+  it('holds prom-client default process metrics beside the app metrics, one registry per app', async () => {
+    const a = createMetricsRegistry();
+    const b = createMetricsRegistry();
+    // The same svcmaps metric in two apps' registries (tests build several apps in one process).
+    for (const r of [a, b]) new RequestMetrics(r).record('/livez', 200, 0.0002, undefined);
+    const text = await a.metrics();
+    const s = parse(text);
+    expect(s.get('nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
+    expect(s.get('nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
+    expect(s.get('process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(text).toContain('# TYPE nodejs_gc_duration_seconds histogram');
+    expect(s.get('svcmaps_http_requests_total{route="/livez",status="200"}')).toBe(1);
+    expect(parse(await b.metrics()).get('svcmaps_http_requests_total{route="/livez",status="200"}')).toBe(1);
   });
 
-  it('counts requests per route and status and the tier that answered', () => {
-    const reg = new MetricsRegistry();
+  it('renders hand-counted histograms cumulatively, with escaped label values', async () => {
+    const reg = createMetricsRegistry();
+    const h = new LatencyCounts();
+    for (const v of [0.002, 0.02, 0.02, 3]) h.observe(v);
+    new CountedHistogram(
+      { name: 'tile_render_seconds', help: 'render time', labelNames: ['zoom', 'kind'], registers: [reg] },
+      () => [[{ zoom: 12, kind: 'a"b' }, h]],
+    );
+    const s = parse(await reg.metrics());
+    const l = 'zoom="12",kind="a\\"b"';
+    expect(s.get(`tile_render_seconds_bucket{${l},le="0.0025"}`)).toBe(1);
+    expect(s.get(`tile_render_seconds_bucket{${l},le="0.025"}`)).toBe(3);
+    expect(s.get(`tile_render_seconds_bucket{${l},le="+Inf"}`)).toBe(4);
+    expect(s.get(`tile_render_seconds_count{${l}}`)).toBe(4);
+    expect(s.get(`tile_render_seconds_sum{${l}}`)).toBeCloseTo(3.042);
+  });
+
+  it('counts requests per route and status and the tier that answered', async () => {
+    const reg = createMetricsRegistry();
     const r = new RequestMetrics(reg);
     r.record('/maps/v1/tiles/:z/:x/:y', 200, 0.004, 'memory');
     r.record('/maps/v1/tiles/:z/:x/:y', 200, 0.2, 'fresh');
     r.record(undefined, 404, 0.0001, undefined);
-    const s = parse(reg.render());
+    const s = parse(await reg.metrics());
     expect(s.get('svcmaps_http_requests_total{route="/maps/v1/tiles/:z/:x/:y",status="200"}')).toBe(2);
     expect(s.get('svcmaps_http_requests_total{route="(unmatched)",status="404"}')).toBe(1);
     expect(s.get('svcmaps_answers_total{route="/maps/v1/tiles/:z/:x/:y",source="memory"}')).toBe(1);
     expect(s.get('svcmaps_http_request_duration_seconds_bucket{route="/maps/v1/tiles/:z/:x/:y",le="0.005"}')).toBe(1);
+    expect(s.get('svcmaps_http_request_duration_seconds_count{route="(unmatched)"}')).toBe(1);
+    expect(r.total).toBe(3);
   });
 });
 
@@ -89,6 +111,35 @@ describe('/metrics endpoints', () => {
     ).toBeGreaterThanOrEqual(4);
     expect(after.get('svcmaps_pool_saturated{pool="autocomplete"}')).toBe(0);
     expect(after.get('svcmaps_http_requests_in_flight')).toBe(1); // the scrape itself
+  });
+
+  it('keeps every metric name, type and help text dashboards use, beside the process metrics', async () => {
+    const r = await s.get('/admin/metrics', { 'X-API-Key': admin });
+    const text = await r.text();
+    const help = new Map([...text.matchAll(/^# HELP (svcmaps_\w+) (.*)$/gm)].map((m) => [m[1]!, m[2]!]));
+    const families = [...text.matchAll(/^# TYPE (svcmaps_\w+) (\w+)$/gm)].map((m) => [
+      m[1]!,
+      `${m[2]}: ${help.get(m[1]!)}`,
+    ]);
+    expect(Object.fromEntries(families)).toEqual({
+      svcmaps_pool_active: 'gauge: Jobs running in a capability pool',
+      svcmaps_pool_queued: 'gauge: Jobs waiting in a capability pool',
+      svcmaps_pool_saturated: 'gauge: 1 when a pool sheds new work (all slots busy and its queue full)',
+      svcmaps_hot_tier_bytes: 'gauge: Bytes held by the in-process hot tier',
+      svcmaps_hot_tier_max_bytes: 'gauge: Configured bound of the hot tier (cache.memory_bytes)',
+      svcmaps_tile_origin_seconds:
+        'histogram: Time the tile origin took to produce one tile (render time for the built-in renderer), by zoom',
+      svcmaps_tile_origin_failures_total: 'counter: Tile origin calls that failed or timed out, by zoom',
+      svcmaps_http_requests_total: 'counter: HTTP requests answered, by route pattern and status',
+      svcmaps_http_request_duration_seconds: 'histogram: Time from routing to reply, by route pattern',
+      svcmaps_answers_total:
+        'counter: Answers by the tier that served them (tiles: memory, cache, fresh, ancestor-*; JSON: hit or miss)',
+      svcmaps_http_requests_in_flight: 'gauge: Requests being handled now',
+    });
+    const samples = parse(text);
+    expect(samples.get('nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0);
+    expect(samples.get('nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
+    expect(text).toMatch(/^# TYPE nodejs_gc_duration_seconds histogram$/m);
   });
 
   it('also serves /metrics without credentials on the admin port when metrics.port is set', async () => {
@@ -137,6 +188,11 @@ describe('structured request logs', () => {
         source: 'miss',
       });
       expect(reqs[0].duration_ms).toBeGreaterThanOrEqual(0);
+      // The field names operators parse: an ISO timestamp, the level by name, the message; nothing else added.
+      expect(reqs[0].ts).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(Object.keys(reqs[0]).sort()).toEqual(
+        ['duration_ms', 'key_id', 'level', 'method', 'msg', 'request_id', 'route', 'source', 'status', 'ts'].sort(),
+      );
       expect(reqs.slice(1).map((r) => [r.route, r.status, r.source])).toEqual([
         ['/maps/v1/tiles/:z/:x/:y', 200, 'fresh'],
         ['/maps/v1/tiles/:z/:x/:y', 200, 'memory'],
@@ -144,5 +200,86 @@ describe('structured request logs', () => {
     } finally {
       await s.close();
     }
+  });
+
+  it('never writes an API key, a tile token or a bearer token', async () => {
+    const lines: string[] = [];
+    const s = await startServer({}, { log: jsonLogger('info', (l) => lines.push(l)) });
+    try {
+      const k = s.key();
+      const minted = await s.post('/maps/v1/tile-token', undefined, { 'X-API-Key': k.key });
+      const token = ((await minted.json()) as { data: { token: string } }).data.token;
+      expect((await s.get(`/maps/v1/sprites/svc.json?t=${token}`)).status).toBe(200);
+      expect((await s.get(`/maps/v1/sprites/svc.json?t=${token}x`)).status).toBe(401);
+      expect((await s.get('/maps/v1/autocomplete?q=a&key=in-the-query', { 'X-API-Key': k.key })).status).toBe(200);
+      expect((await s.get('/maps/v1/autocomplete?q=a', { Authorization: 'Bearer not.a.jwt' })).status).not.toBe(200);
+      const all = lines.join('');
+      expect(lines.filter((l) => JSON.parse(l).msg === 'request')).toHaveLength(5);
+      for (const secret of [k.key, token, 'in-the-query', 'not.a.jwt']) expect(all).not.toContain(secret);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('redacts credential fields and masks credential query parameters in warnings and errors', () => {
+    const lines: string[] = [];
+    const log = jsonLogger('debug', (l) => lines.push(l));
+    log.info('fields', {
+      key: 'k1',
+      token: 't1',
+      authorization: 'Bearer b1',
+      headers: { 'x-api-key': 'k2', authorization: 'Bearer b2', accept: 'image/png' },
+      query: { t: 't2', q: 'petra' },
+      route: '/maps/v1/tiles/:z/:x/:y',
+    });
+    log.warn('tile origin unavailable', {
+      error: 'https://tiles.example/3/4/2.png?key=k3&style=dark: gave up',
+      tile: '3/4/2@1',
+    });
+    log.error('upstream failed: https://route.example/v1?access_token=k4', { status: 502 });
+    const [info, warn, error] = lines.map((l) => JSON.parse(l));
+    expect(info).toMatchObject({
+      level: 'info',
+      key: '[redacted]',
+      token: '[redacted]',
+      authorization: '[redacted]',
+      headers: { 'x-api-key': '[redacted]', authorization: '[redacted]', accept: 'image/png' },
+      query: { t: '[redacted]', q: 'petra' },
+      route: '/maps/v1/tiles/:z/:x/:y',
+    });
+    expect(warn).toMatchObject({
+      level: 'warn',
+      error: 'https://tiles.example/3/4/2.png?key=[redacted]&style=dark: gave up',
+      tile: '3/4/2@1',
+    });
+    expect(error).toMatchObject({
+      level: 'error',
+      msg: 'upstream failed: https://route.example/v1?access_token=[redacted]',
+    });
+    expect(lines.join('')).not.toMatch(/k[1-4]|[tb][12]/);
+    expect(maskSecrets('/x?a=1&t=abc.def&b=2')).toBe('/x?a=1&t=[redacted]&b=2');
+  });
+
+  it('writes to stderr asynchronously and loses no line when the process exits right after flush()', () => {
+    const code = [
+      `import { jsonLogger } from ${JSON.stringify(join(__dirname, '../src/ops/log.ts'))};`,
+      'const log = jsonLogger();',
+      "for (let i = 0; i < 20000; i++) log.info('line', { i });",
+      "log.info('stopped');",
+      'await log.flush();',
+      'process.exit(0);',
+    ].join('\n');
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
+    expect(r.status, r.stderr.slice(-500)).toBe(0);
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(20001);
+    expect(lines.slice(0, -1).every((l, i) => l.i === i)).toBe(true);
+    expect(lines.at(-1)).toMatchObject({ level: 'info', msg: 'stopped' });
   });
 });

@@ -1,9 +1,9 @@
 import { Command } from 'commander';
 import { createApp } from '../app.js';
-import { jsonLogger } from '../core/log.js';
+import { jsonLogger } from '../ops/log.js';
 import { ensurePlacesDb } from '../places/load.js';
 import { prepareDataDir } from '../store/data-dir.js';
-import { CliError, type Io } from './io.js';
+import { CliError, processIo, type Io } from './io.js';
 import { commandConfig, portNumber } from './options.js';
 import { removePidFile, writePidFile, writeReloadStatus } from '../ops/pidfile.js';
 import { DataDirInUse, lockDataDir, type ServerLock } from '../store/server-lock.js';
@@ -35,7 +35,8 @@ export function makeServeCommand(io: Io, signals: NodeJS.EventEmitter = process)
         if (e instanceof DataDirInUse) throw new CliError(e.message);
         throw e;
       }
-      const log = jsonLogger('info', io.err);
+      // The process's stderr gets the asynchronous destination; a captured Io gets every line as it is logged.
+      const log = jsonLogger('info', io === processIo ? undefined : io.err);
       const places = await ensurePlacesDb(prepareDataDir(config.data_dir).root);
       if (places === 'upgraded')
         log.warn(
@@ -79,7 +80,7 @@ export function makeServeCommand(io: Io, signals: NodeJS.EventEmitter = process)
             removePidFile(root);
             lock.release();
             log.info('stopped', { signal: sig });
-            resolve();
+            void log.flush().then(resolve);
           });
         };
         const onTerm = () => stop('SIGTERM');

@@ -2,18 +2,17 @@ import { createServer, type Server } from 'node:http';
 import type { Route } from '../http/router.js';
 import type { MetricsRegistry } from './metrics.js';
 
-const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
-
 /** GET /admin/metrics on the main port, for super_admin keys (every /admin route requires one). */
 export function metricsRoute(registry: MetricsRegistry): Route {
   return {
     method: 'GET',
     pattern: '/admin/metrics',
     surface: 'admin',
-    handler: () => ({
+    handler: async () => ({
       status: 200,
-      headers: { 'Content-Type': CONTENT_TYPE, 'Cache-Control': 'no-store' },
-      body: registry.render(),
+      // The Prometheus text format 0.0.4: text/plain; version=0.0.4; charset=utf-8
+      headers: { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' },
+      body: await registry.metrics(),
     }),
   };
 }
@@ -30,7 +29,11 @@ export interface MetricsServer {
 export function listenMetrics(registry: MetricsRegistry, host: string, port: number): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {
     if (req.method === 'GET' && (req.url === '/metrics' || req.url?.startsWith('/metrics?'))) {
-      res.writeHead(200, { 'Content-Type': CONTENT_TYPE, 'Cache-Control': 'no-store' }).end(registry.render());
+      registry.metrics().then(
+        (body) => res.writeHead(200, { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' }).end(body),
+        (e: unknown) =>
+          res.writeHead(500, { 'Content-Type': 'text/plain' }).end(`metrics unavailable: ${(e as Error).message}\n`),
+      );
     } else res.writeHead(404, { 'Content-Type': 'text/plain' }).end('only /metrics is served here\n');
   });
   return new Promise((resolve, reject) => {
