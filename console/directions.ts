@@ -119,7 +119,7 @@ export class DirectionsPanel {
           'li',
           { class: i === 0 ? 'primary' : 'alt', 'data-route': String(i) },
           h('strong', {}, i === 0 ? t('route') : `${t('alternative')} ${i}`),
-          ` ${r.label ? `(${r.label}) ` : ''}${fmtDistance(r.distance_meters, lang)} · ${fmtDuration(r.duration_seconds, lang)}`,
+          ` ${r.label && !r.label.startsWith('Alternative') ? `(${r.label}) ` : ''}${fmtDistance(r.distance_meters, lang)} · ${fmtDuration(r.duration_seconds, lang)}`,
         ),
       ),
     );

@@ -110,7 +110,10 @@ class Workspace {
 
   private async choose(p: Prediction): Promise<void> {
     const at = { lat: p.lat!, lng: p.lng! };
-    this.map.flyTo({ center: [at.lng, at.lat], zoom: 15, duration: 800 });
+    // From far away jump (an animated flight asks for every tile along the way); nearby, fly.
+    const far = !this.map.getBounds().contains([at.lng, at.lat]) || this.map.getZoom() < 10;
+    if (far) this.map.jumpTo({ center: [at.lng, at.lat], zoom: 15 });
+    else this.map.flyTo({ center: [at.lng, at.lat], zoom: 15, duration: 800 });
     const show = async () => {
       const q = new URLSearchParams({ lat: String(at.lat), lng: String(at.lng), q: p.name });
       let place: Place;

@@ -54,7 +54,7 @@ export function createMap(container: HTMLElement, tokens: TokenKeeper): maplibre
   const abs = (u: string) => new URL(u, location.href);
   const map = new maplibregl.Map({
     container,
-    style: abs(`/maps/v1/style/raster-nav?token=${encodeURIComponent(tokens.token)}`).href,
+    style: abs(`/maps/v1/style/raster-nav?token=${tokens.token}&t=${tokens.token}`).href,
     center: [10, 30],
     zoom: 1.5,
     fadeDuration: 0,
