@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { createApp } from '../app.js';
 import { jsonLogger } from '../ops/log.js';
 import { ensurePlacesDb } from '../places/load.js';
@@ -8,7 +8,7 @@ import { commandConfig, portNumber } from './options.js';
 import { removePidFile, writePidFile, writeReloadStatus } from '../ops/pidfile.js';
 import { DataDirInUse, lockDataDir, type ServerLock } from '../store/server-lock.js';
 
-export function makeServeCommand(io: Io, signals: NodeJS.EventEmitter = process): Command {
+export function makeServeCommand(io: Io, signals: NodeJS.EventEmitter = process): CommandUnknownOpts {
   return new Command('serve')
     .description('serve the maps API (creates the data directory on first run)')
     .option('--data <dir>', 'data directory (env SVCMAPS_DATA)')
