@@ -74,6 +74,11 @@ class Workspace {
       fail: (e) => showError(e),
     });
     this.map.on('click', (e) => void this.reverse({ lat: e.lngLat.lat, lng: e.lngLat.lng }));
+    // The keyboard's way to the same answer: pan with the arrow keys on the map, then ask about its centre.
+    byId('centre').addEventListener('click', () => {
+      const c = this.map.getCenter();
+      void this.reverse({ lat: c.lat, lng: c.lng });
+    });
     onLangChange(() => {
       search.relabel();
       this.dirs.relabel();

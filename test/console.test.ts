@@ -112,6 +112,7 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
   let admin: { id: string; key: string };
   const problems: string[] = [];
   const failed: string[] = [];
+  const mints: string[] = [];
   const data = mkdtempSync(join(tmpdir(), 'svcmaps-console-'));
   const shot = (name: string) => page.screenshot({ path: join(OUT, `${name}.png`) });
 
@@ -124,7 +125,8 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
       env: { ...process.env, SVCMAPS_DATA: '' },
     });
     if (r.status !== 0) throw new Error(`import failed (${r.status}): ${r.stderr}`);
-    s = await startPlacesServer(data);
+    // A one-minute tile token: the console renews it every few seconds, so the renewal happens during the test.
+    s = await startPlacesServer(data, { auth: { tile_token_ttl_s: 60 } });
     admin = s.key({ role: 'super_admin', name: 'operator' });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -148,6 +150,8 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
     });
     page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
     page.on('response', (r) => {
+      if (r.url().includes('/maps/v1/tile-token') && r.ok())
+        void r.json().then((j: { data: { token: string } }) => mints.push(j.data.token));
       if (r.status() >= 400) failed.push(`${r.status()} ${r.url().replace(/([?&](t|token)=)[^&]+/g, '$1…')}`);
     });
     mkdirSync(OUT, { recursive: true });
@@ -167,9 +171,12 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
     await page.goto(`${s.url}/`);
     await expect.poll(() => page.evaluate(() => document.documentElement.dir)).toBe('ltr');
     await page.getByLabel('API key').fill(admin.key);
+    const t0 = Date.now();
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('.maplibregl-canvas').waitFor({ timeout: 20_000 });
-    await expect.poll(() => tiles.length, { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect.poll(() => tiles.length, { timeout: 20_000, interval: 20 }).toBeGreaterThan(0);
+    console.info(`first tile drawn ${Date.now() - t0} ms after signing in`);
+    expect(tiles.every((st) => st === 200)).toBe(true);
     expect(await page.evaluate(() => sessionStorage.getItem('svcmaps.apiKey'))).toBe(admin.key);
     expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain(admin.key);
     expect(page.url()).not.toContain(admin.key);
@@ -317,6 +324,18 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
     });
     await other.close();
     expect(signIn).toEqual([]);
+  }, 60_000);
+
+  it('renews the tile token before it expires and asks tiles with the new one; the map centre is reachable by keyboard', async () => {
+    await expect.poll(() => mints.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+    const latest = mints[mints.length - 1]!;
+    const fresh = page.waitForResponse((r) => r.url().includes('/maps/v1/tiles/') && r.url().includes(`t=${latest}`));
+    // Keyboard only: focus the map, zoom out one step, then ask what is at its centre.
+    await page.locator('.maplibregl-canvas').focus();
+    await page.keyboard.press('-');
+    expect((await fresh).status()).toBe(200);
+    await page.getByRole('button', { name: 'What is at the map centre?' }).press('Enter');
+    await expect.poll(() => page.locator('#place-name').textContent()).toBe('Point on the map');
   }, 60_000);
 
   it('logged no errors or warnings in the browser console', () => {
