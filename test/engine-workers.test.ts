@@ -91,6 +91,11 @@ describe('routing in worker threads', () => {
     await s?.close();
     engine?.close();
   });
+  /** Waits for queries of an earlier test (a max_wait_ms query goes on in the background) to finish. */
+  const idle = async () => {
+    for (let i = 0; i < 200 && (engine.stats!.active > 0 || engine.stats!.queued > 0); i++)
+      await new Promise((r) => setTimeout(r, 20));
+  };
 
   it('a slow route does not delay /livez or a hot tile on the HTTP thread', async () => {
     const route = timed(async () => (await s.post('/maps/v1/directions', body(), H)).json());
@@ -127,7 +132,8 @@ describe('routing in worker threads', () => {
     );
     expect(v.data).toMatchObject({ partial: true, reason: 'degraded', source: 'server_straight', routes: [] });
     expect(v.data.elapsed_ms).toBeGreaterThanOrEqual(49);
-    expect(v.data.elapsed_ms).toBeLessThanOrEqual(60);
+    // 50 ms + 10 ms on an idle machine; the slack above covers timer lateness when other work shares the cores
+    expect(v.data.elapsed_ms).toBeLessThanOrEqual(80);
     expect(ms).toBeLessThan(120);
     // the query goes on in its thread (spec: the gather continues to warm the cache): a retry is a hit
     await new Promise((r) => setTimeout(r, SLOW_MS + 100));
@@ -137,6 +143,7 @@ describe('routing in worker threads', () => {
   });
 
   it('a full queue answers 503 DIRECTIONS_BACKPRESSURE with Retry-After at once', async () => {
+    await idle();
     const running = s.post('/maps/v1/directions', body(), H); // takes the one thread
     await new Promise((r) => setTimeout(r, 30));
     const queued = s.post('/maps/v1/directions', body(), H); // fills the queue of one
@@ -152,6 +159,7 @@ describe('routing in worker threads', () => {
   });
 
   it('a client that goes away frees its routing thread: the next route does not wait for the abandoned one', async () => {
+    await idle();
     const before = engine.stats!.aborted;
     const gone = new AbortController();
     const abandoned = fetch(`${s.url}/maps/v1/directions`, {

@@ -20,7 +20,7 @@ export interface PlacesInit {
 serveTasks<{ index: PlacesIndex; init: PlacesInit }>(
   (data, previous) => {
     const init = data as PlacesInit;
-    const index = new PlacesIndex(init.file);
+    const index = new PlacesIndex(init.file).warm(); // scoring columns in memory before the thread says ready
     previous?.index.close();
     return { index, init };
   },

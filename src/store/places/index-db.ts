@@ -2,6 +2,15 @@ import Database from 'better-sqlite3';
 import type { PlaceRow } from './schema.js';
 
 export type IndexedPlace = PlaceRow & { id: number };
+
+interface ScoringColumns {
+  lat: Float64Array;
+  lng: Float64Array;
+  importance: Float32Array;
+  country: string[];
+  kind: string[];
+  names: string[][];
+}
 export type SegmentHit = { place_id: number; lat1: number; lng1: number; lat2: number; lng2: number };
 
 const ROW_COLS =
@@ -28,13 +37,7 @@ export class PlacesIndex {
   private readonly segsStmt;
   readonly generation: string;
   readonly count: number;
-  /** Scoring columns held in memory (by row id), so ranking a few hundred candidates touches no disk pages. */
-  readonly lat: Float64Array;
-  readonly lng: Float64Array;
-  readonly importance: Float32Array;
-  readonly country: string[];
-  readonly kind: string[];
-  readonly names: string[][];
+  private cols: ScoringColumns | undefined;
 
   constructor(file: string) {
     this.db = new Database(file, { readonly: true, fileMustExist: true });
@@ -64,25 +67,62 @@ export class PlacesIndex {
     const meta = this.db.prepare("SELECT COALESCE(MAX(imported_at), '') AS g FROM sources").get() as { g: string };
     this.generation = meta.g;
     this.count = (this.db.prepare('SELECT COUNT(*) AS n FROM places').get() as { n: number }).n;
+  }
+
+  /**
+   * Scoring columns held in memory (by row id), so ranking a few hundred candidates touches no disk pages. Read on
+   * first use: a connection that only serves details and photos (the HTTP thread, when searches run in places
+   * threads) never pays their memory (about 180 MB for 350k places) or their seconds of loading.
+   */
+  private columns(): ScoringColumns {
+    if (this.cols) return this.cols;
     const size = this.count + 1; // ids run from 1 to count
-    this.lat = new Float64Array(size);
-    this.lng = new Float64Array(size);
-    this.importance = new Float32Array(size);
-    this.country = new Array<string>(size).fill('');
-    this.kind = new Array<string>(size).fill('');
-    this.names = new Array<string[]>(size);
+    const c: ScoringColumns = {
+      lat: new Float64Array(size),
+      lng: new Float64Array(size),
+      importance: new Float32Array(size),
+      country: new Array<string>(size).fill(''),
+      kind: new Array<string>(size).fill(''),
+      names: new Array<string[]>(size),
+    };
     const rows = this.db
       .prepare('SELECT id, lat, lng, importance, country, kind, search_names FROM places')
       .raw()
       .iterate() as Iterable<[number, number, number, number, string | null, string, string]>;
     for (const [id, lat, lng, imp, cc, kind, names] of rows) {
-      this.kind[id] = kind;
-      this.lat[id] = lat;
-      this.lng[id] = lng;
-      this.importance[id] = imp;
-      this.country[id] = cc ?? '';
-      this.names[id] = names.split('|');
+      c.kind[id] = kind;
+      c.lat[id] = lat;
+      c.lng[id] = lng;
+      c.importance[id] = imp;
+      c.country[id] = cc ?? '';
+      c.names[id] = names.split('|');
     }
+    return (this.cols = c);
+  }
+
+  /** Reads the scoring columns now (a places thread does, before it reports ready). */
+  warm(): this {
+    this.columns();
+    return this;
+  }
+
+  get lat(): Float64Array {
+    return this.columns().lat;
+  }
+  get lng(): Float64Array {
+    return this.columns().lng;
+  }
+  get importance(): Float32Array {
+    return this.columns().importance;
+  }
+  get country(): string[] {
+    return this.columns().country;
+  }
+  get kind(): string[] {
+    return this.columns().kind;
+  }
+  get names(): string[][] {
+    return this.columns().names;
   }
 
   /** Row ids matching an FTS5 expression, most important first (rows were inserted in importance order). */
