@@ -21,7 +21,9 @@ interface RouteRecord {
 }
 
 interface Directions {
-  routes: RouteRecord[];
+  /** Absent on the multi-leg shape (with waypoints). */
+  routes?: RouteRecord[];
+  legs?: number;
   polyline: string;
   distance_meters: number;
   duration_seconds: number;
@@ -34,12 +36,19 @@ export interface End extends LngLat {
 }
 
 const coordsOf = (polyline: string): number[][] => (JSON.parse(polyline) as { coordinates: number[][] }).coordinates;
+/** The multi-leg shape's polyline: a MultiLineString, one member per leg. */
+const legsOf = (polyline: string): number[][][] => (JSON.parse(polyline) as { coordinates: number[][][] }).coordinates;
+
+/** The API takes up to 4 stops between origin and destination. */
+export const MAX_STOPS = 4;
 
 /** Origin and destination from clicks or results; the route, its alternatives and the maneuver list. */
 export class DirectionsPanel {
   private from?: End;
   private to?: End;
+  private stops: End[] = [];
   private markers: Partial<Record<'from' | 'to', Marker>> = {};
+  private stopMarkers: Marker[] = [];
   private seq = 0;
 
   constructor(
@@ -57,10 +66,27 @@ export class DirectionsPanel {
     if (this.from && this.to) void this.route();
   }
 
+  /** Adds a stop (waypoint) before the destination; false when the API's limit is reached. */
+  addStop(end: End): boolean {
+    if (this.stops.length >= MAX_STOPS) return false;
+    this.stops.push(end);
+    this.stopMarkers.push(marker(this.map, end, '#8e44ad', `${t('stop')} ${this.stops.length}: ${end.name}`));
+    this.renderStops();
+    if (this.from && this.to) void this.route();
+    return true;
+  }
+
+  private renderStops(): void {
+    byId('dir-stops').replaceChildren(...this.stops.map((st, i) => h('li', {}, `${t('stop')} ${i + 1}: ${st.name}`)));
+  }
+
   clear(): void {
     this.from = this.to = undefined;
-    for (const m of Object.values(this.markers)) m?.remove();
+    this.stops = [];
+    for (const m of [...Object.values(this.markers), ...this.stopMarkers]) m?.remove();
     this.markers = {};
+    this.stopMarkers = [];
+    this.renderStops();
     byId('dir-from').textContent = byId('dir-to').textContent = '—';
     byId('dir-result').replaceChildren();
     drawRoutes(this.map, []);
@@ -83,6 +109,7 @@ export class DirectionsPanel {
         origin_lng: a.lng,
         dest_lat: b.lat,
         dest_lng: b.lng,
+        ...(this.stops.length ? { waypoints: this.stops.map((st) => ({ lat: st.lat, lng: st.lng })) } : {}),
       });
       if (seq !== this.seq) return;
       this.show(d);
@@ -97,6 +124,10 @@ export class DirectionsPanel {
   private show(d: Directions): void {
     const lang = currentLang();
     const out = byId('dir-result');
+    if (!d.routes) {
+      this.showLegs(d);
+      return;
+    }
     const degraded = d.partial === true || d.source === 'server_straight' || d.routes.length === 0;
     if (degraded) {
       drawRoutes(this.map, [{ kind: 'straight', coordinates: coordsOf(d.polyline) }]);
@@ -106,7 +137,8 @@ export class DirectionsPanel {
       );
       return;
     }
-    const lines: RouteLine[] = d.routes.map((r, i) => ({
+    const routes = d.routes;
+    const lines: RouteLine[] = routes.map((r, i) => ({
       kind: i === 0 ? 'main' : 'alt',
       coordinates: coordsOf(r.polyline),
     }));
@@ -114,7 +146,7 @@ export class DirectionsPanel {
     const summary = h(
       'ul',
       { class: 'routes' },
-      ...d.routes.map((r, i) =>
+      ...routes.map((r, i) =>
         h(
           'li',
           { class: i === 0 ? 'primary' : 'alt', 'data-route': String(i) },
@@ -123,7 +155,7 @@ export class DirectionsPanel {
         ),
       ),
     );
-    const steps = d.routes[0]?.maneuvers ?? [];
+    const steps = routes[0]?.maneuvers ?? [];
     out.replaceChildren(
       summary,
       h('h3', {}, t('maneuvers')),
@@ -139,6 +171,24 @@ export class DirectionsPanel {
           ),
         ),
       ),
+    );
+  }
+
+  /** Multi-leg answer: totals only; a leg the server could not route is a two-point straight line, drawn dashed. */
+  private showLegs(d: Directions): void {
+    const lang = currentLang();
+    const legs = legsOf(d.polyline);
+    drawRoutes(
+      this.map,
+      legs.map((c) => ({ kind: d.partial && c.length === 2 ? 'straight' : 'main', coordinates: c })),
+    );
+    byId('dir-result').replaceChildren(
+      h(
+        'p',
+        { class: 'legs' },
+        `${t('legs')}: ${new Intl.NumberFormat(lang).format(d.legs ?? legs.length)} · ${fmtDistance(d.distance_meters, lang)} · ${fmtDuration(d.duration_seconds, lang)}`,
+      ),
+      ...(d.partial ? [h('p', { class: 'degraded', role: 'note' }, t('straightLegs'))] : []),
     );
   }
 }

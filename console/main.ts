@@ -110,6 +110,16 @@ class Workspace {
       { class: 'ends-buttons' },
       h('button', { type: 'button', onclick: () => this.dirs.set('from', end) }, t('fromHere')),
       h('button', { type: 'button', onclick: () => this.dirs.set('to', end) }, t('toHere')),
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: () => {
+            if (!this.dirs.addStop(end)) status.textContent = t('tooManyStops');
+          },
+        },
+        t('addStop'),
+      ),
     );
   }
 

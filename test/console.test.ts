@@ -250,6 +250,24 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
     expect(await page.evaluate(() => document.documentElement.dir)).toBe('ltr');
   }, 60_000);
 
+  it('adds a stop between the ends: the multi-leg answer drawn with its totals', async () => {
+    const canvas = (await page.locator('.maplibregl-canvas').boundingBox())!;
+    const reverse = page.waitForResponse((r) => r.url().includes('/maps/v1/reverse'));
+    await page.mouse.click(canvas.x + canvas.width / 2, canvas.y + canvas.height / 2 - 90);
+    await reverse;
+    const directions = page.waitForResponse((r) => r.url().includes('/maps/v1/directions'));
+    await page.getByRole('button', { name: 'Add as a stop' }).click();
+    const res = await directions;
+    expect(JSON.parse(res.request().postData()!).waypoints).toHaveLength(1);
+    expect(res.status()).toBe(200);
+    const body = (await res.json()).data;
+    expect(body.legs).toBe(2);
+    await expect.poll(() => page.locator('#dir-result .legs').textContent()).toMatch(/^Legs: 2 · /);
+    expect(await page.locator('#dir-stops li').count()).toBe(1);
+    await page.waitForTimeout(800);
+    await shot('4b-stop');
+  }, 60_000);
+
   it('shows API errors as readable messages in the chosen language', async () => {
     // A same-point route is refused by the API (SAME_POINT); the console says so in words.
     await page.getByRole('button', { name: 'Clear' }).click();
@@ -328,12 +346,23 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
 
   it('renews the tile token before it expires and asks tiles with the new one; the map centre is reachable by keyboard', async () => {
     await expect.poll(() => mints.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
-    const latest = mints[mints.length - 1]!;
-    const fresh = page.waitForResponse((r) => r.url().includes('/maps/v1/tiles/') && r.url().includes(`t=${latest}`));
-    // Keyboard only: focus the map, zoom out one step, then ask what is at its centre.
+    const tileTokens: Array<{ t: string | null; status: number }> = [];
+    page.on('response', (r) => {
+      if (r.url().includes('/maps/v1/tiles/'))
+        tileTokens.push({ t: new URL(r.url()).searchParams.get('t'), status: r.status() });
+    });
+    // Keyboard only: focus the map, zoom out and pan (tiles not seen yet), then ask what is at its centre.
     await page.locator('.maplibregl-canvas').focus();
-    await page.keyboard.press('-');
-    expect((await fresh).status()).toBe(200);
+    for (const k of ['-', '-', 'ArrowUp', 'ArrowUp', 'ArrowLeft']) await page.keyboard.press(k);
+    const renewed = () => tileTokens.filter((x) => x.t !== mints[0] && mints.includes(x.t ?? ''));
+    // And a long drag, so tiles never fetched before are certainly asked for.
+    const bb = (await page.locator('.maplibregl-canvas').boundingBox())!;
+    await page.mouse.move(bb.x + bb.width / 2, bb.y + bb.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(bb.x + bb.width / 2 + 300, bb.y + bb.height / 2 + 200, { steps: 10 });
+    await page.mouse.up();
+    await expect.poll(() => renewed().length, { timeout: 20_000 }).toBeGreaterThan(0);
+    expect(renewed().every((x) => x.status === 200)).toBe(true);
     await page.getByRole('button', { name: 'What is at the map centre?' }).press('Enter');
     await expect.poll(() => page.locator('#place-name').textContent()).toBe('Point on the map');
   }, 60_000);
