@@ -1,10 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CLI, cli, exited, serveProcess } from './helpers/cli.js';
+
+/** Resolves once the process has ended, by exit or by signal (a killed process has exitCode null). */
+const ended = (p: ChildProcess) =>
+  new Promise<void>((r) => (p.exitCode !== null || p.signalCode !== null ? r() : p.once('exit', () => r())));
+
+/** Polls until the condition holds (the burst is under way), at most 30 s. */
+async function until(cond: () => boolean) {
+  for (let i = 0; i < 600 && !cond(); i++) await new Promise((r) => setTimeout(r, 50));
+}
 
 /** Metering is written in batches at most this far apart (README: "Security"); a crash loses at most this window. */
 const METER_WINDOW_MS = 1000;
@@ -75,7 +84,7 @@ describe('metering survives the end of the process', () => {
     const { proc, url } = await serveProcess(['--data', data]);
     const { key } = await createKey(data);
     const b = burst(url, key);
-    await new Promise((r) => setTimeout(r, 700));
+    await until(() => b.answered.length >= 100);
     proc.kill('SIGTERM');
     expect(await exited(proc)).toBe(0);
     await b.stop();
@@ -98,7 +107,7 @@ describe('kill -9 during a metered burst and key revocations', () => {
     const first = await serveProcess(['--data', data]);
     const [busy, keepA, revB, revC, revD] = await Promise.all([1, 2, 3, 4, 5].map(() => createKey(data)));
     const b = burst(first.url, busy!.key, 8);
-    await new Promise((r) => setTimeout(r, 1500));
+    await until(() => b.answered.length >= 200);
     // Revocations by other processes; the server is killed the moment the first one reports, so the others are
     // mid-flight, and one revoking process is itself killed at an arbitrary point.
     const revoke = (id: string) =>
@@ -118,11 +127,11 @@ describe('kill -9 during a metered burst and key revocations', () => {
         resolve();
       });
     });
-    await exited(first.proc);
+    await ended(first.proc);
     await b.stop();
     expect(await exited(rb)).toBe(0);
     expect(await exited(rc)).toBe(0);
-    await exited(rd);
+    await ended(rd);
 
     const after = storeState(data);
     expect(after.integrity).toBe('ok');
