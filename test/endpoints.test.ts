@@ -40,11 +40,9 @@ describe('JSON endpoint validation and empty-engine answers', () => {
   afterAll(() => s?.close());
 
   it('autocomplete: empty q is an immediate empty_query, otherwise the empty engine says empty', async () => {
-    const e = (await (await s.get('/maps/v1/autocomplete?q=%20%20', H)).json());
+    const e = await (await s.get('/maps/v1/autocomplete?q=%20%20', H)).json();
     expect(e.data).toEqual({ predictions: [], source: 'empty_query', served_in_ms: 0, budget_expired: false });
-    const r = (await (
-      await s.get('/maps/v1/autocomplete?q=amman&lat=abc&country=zzz1&max_wait_ms=5', H)
-    ).json());
+    const r = await (await s.get('/maps/v1/autocomplete?q=amman&lat=abc&country=zzz1&max_wait_ms=5', H)).json();
     expect(r).toMatchObject({
       status: 'success',
       message: 'OK',
@@ -57,11 +55,11 @@ describe('JSON endpoint validation and empty-engine answers', () => {
     for (const body of [{}, { address: '' }, { address: '   ' }, { address: 42 }]) {
       const r = await s.post('/maps/v1/geocode', body, H);
       expect(r.status).toBe(400);
-      const j = (await r.json());
+      const j = await r.json();
       expect(j.error.code).toBe('VALIDATION_ERROR');
       expect(j.error.message).toMatch(/^address/);
     }
-    const r = (await (await s.post('/maps/v1/geocode', { address: 'Rainbow Street, Amman' }, H)).json());
+    const r = await (await s.post('/maps/v1/geocode', { address: 'Rainbow Street, Amman' }, H)).json();
     expect(r.data).toEqual({ matched: false });
   });
 
@@ -79,7 +77,7 @@ describe('JSON endpoint validation and empty-engine answers', () => {
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(await errorCode(r)).toBe('VALIDATION_ERROR');
     }
-    const r = (await (await s.post('/maps/v1/reverse', { lat: 31.95, lng: 35.91 }, H)).json());
+    const r = await (await s.post('/maps/v1/reverse', { lat: 31.95, lng: 35.91 }, H)).json();
     expect(r.data).toEqual({ lat: 31.95, lng: 35.91, formatted_address: '', source: 'no_address' });
   });
 
@@ -97,7 +95,7 @@ describe('JSON endpoint validation and empty-engine answers', () => {
     ]) {
       const r = await s.get(`/maps/v1/place/${id}?cache_only=true&lat=31.95&lng=35.91&q=Cafe`, H);
       expect(r.status, id).toBe(200);
-      const j = (await r.json());
+      const j = await r.json();
       expect(j.data).toMatchObject({ place_id: id.slice(2), name: 'Cafe', lat: 31.95, lng: 35.91 });
     }
     const full = await s.get('/maps/v1/place/00ab34cd56ef7890', H);
@@ -110,7 +108,7 @@ describe('JSON endpoint validation and empty-engine answers', () => {
     for (const q of ['', '?lat=31.9', '?lat=abc&lng=35', '?lat=0&lng=0']) {
       expect(await errorCode(await s.get(`/maps/v1/place-photos${q}`, H)), q).toBe('MISSING_COORDS');
     }
-    expect(((await (await s.get('/maps/v1/place-photos?lat=31.95&lng=35.91', H)).json())).data).toEqual({
+    expect((await (await s.get('/maps/v1/place-photos?lat=31.95&lng=35.91', H)).json()).data).toEqual({
       place_id: '',
       photos: [],
     });
@@ -142,9 +140,9 @@ describe('JSON endpoint validation and empty-engine answers', () => {
   });
 
   it('directions without a road graph: the degraded straight line (200), and the partial multi-leg shape', async () => {
-    const r = (await (
+    const r = await (
       await s.post('/maps/v1/directions', { origin_lat: 31.95, origin_lng: 35.91, dest_lat: 31.99, dest_lng: 35.87 }, H)
-    ).json());
+    ).json();
     expect(r.data).toMatchObject({ routes: [], partial: true, reason: 'degraded', source: 'server_straight' });
     const line = JSON.parse(r.data.polyline);
     expect(line).toEqual({
@@ -157,7 +155,7 @@ describe('JSON endpoint validation and empty-engine answers', () => {
     expect(r.data.distance_meters).toBeGreaterThan(5800); // haversine: 5.83 km
     expect(r.data.distance_meters).toBeLessThan(5870);
     expect(r.data.duration_seconds).toBe(Math.round(r.data.distance_meters / 4));
-    const m = (await (
+    const m = await (
       await s.post(
         '/maps/v1/directions',
         {
@@ -169,17 +167,17 @@ describe('JSON endpoint validation and empty-engine answers', () => {
         },
         H,
       )
-    ).json());
+    ).json();
     expect(m.data).toMatchObject({ legs: 2, partial: true, source: 'svc_multileg_partial' });
     expect(m.data).not.toHaveProperty('routes');
     expect(JSON.parse(m.data.polyline).type).toBe('MultiLineString');
-    const tiny = (await (
+    const tiny = await (
       await s.post(
         '/maps/v1/directions',
         { origin_lat: 31.95, origin_lng: 35.91, dest_lat: 31.9501, dest_lng: 35.9101 },
         H,
       )
-    ).json());
+    ).json();
     expect(tiny.data.duration_seconds).toBe(30);
   });
 
@@ -239,7 +237,7 @@ describe('directions with an engine', () => {
   const at = (lat: number) => ({ origin_lat: lat, origin_lng: 35.91, dest_lat: 31.99, dest_lng: 35.87 });
 
   it('shape 1 carries routes, the primary duplicated, engine, served_at and maneuvers', async () => {
-    const r = (await (await s.post('/maps/v1/directions', at(31.95), H)).json());
+    const r = await (await s.post('/maps/v1/directions', at(31.95), H)).json();
     expect(r.data).toMatchObject({
       distance_meters: 1234,
       duration_seconds: 100,
@@ -256,22 +254,22 @@ describe('directions with an engine', () => {
     const u = await s.post('/maps/v1/directions', at(10.5), H);
     expect(u.status).toBe(422);
     expect(await errorCode(u)).toBe('DIRECTIONS_UNROUTABLE');
-    const slow = (await (await s.post('/maps/v1/directions', { ...at(11.5), max_wait_ms: 150 }, H)).json());
+    const slow = await (await s.post('/maps/v1/directions', { ...at(11.5), max_wait_ms: 150 }, H)).json();
     expect(slow.data).toMatchObject({ partial: true, source: 'server_straight' });
     expect(slow.data.elapsed_ms).toBeGreaterThanOrEqual(140);
-    const failed = (await (await s.post('/maps/v1/directions', at(12.5), H)).json());
+    const failed = await (await s.post('/maps/v1/directions', at(12.5), H)).json();
     expect(failed.data.source).toBe('server_straight');
-    const multi = (await (
+    const multi = await (
       await s.post('/maps/v1/directions', { ...at(31.95), waypoints: [{ lat: 31.97, lng: 35.89 }] }, H)
-    ).json());
+    ).json();
     expect(multi.data).toMatchObject({ legs: 2, partial: false, source: 'svc_multileg' });
   });
 
   it('prefetch: queued with the leg count, then prefetch_saturated while the pool is full', async () => {
     const body = { ...at(11.5), waypoints: [{ lat: 31.97, lng: 35.89 }] }; // this engine never answers from 11.5
-    const a = (await (await s.post('/maps/v1/prefetch-directions', body, H)).json());
+    const a = await (await s.post('/maps/v1/prefetch-directions', body, H)).json();
     expect(a.data).toEqual({ queued: true, legs: 2 });
-    const b = (await (await s.post('/maps/v1/prefetch-directions', at(31.95), H)).json());
+    const b = await (await s.post('/maps/v1/prefetch-directions', at(31.95), H)).json();
     expect(b.data).toEqual({ queued: false, reason: 'prefetch_saturated' });
   });
 

@@ -8,7 +8,6 @@ import { startPlacesServer, errorCode, type TestServer } from './helpers/app.js'
 import { haversineMeters } from '../src/core/geo.js';
 import { MONACO_PBF, OSM_FIXTURES } from './helpers/fixtures.js';
 
-
 type Pred = { place_id: string; name: string; address: string; lat: number; lng: number; distance_meters?: number };
 
 describe('embedded gazetteer', () => {
@@ -97,7 +96,7 @@ describe('embedded gazetteer', () => {
   });
 
   it('geocodes through place details and reports no match with matched:false only', async () => {
-    const r = (await (await s.post('/maps/v1/geocode', { address: 'Doha' }, H)).json());
+    const r = await (await s.post('/maps/v1/geocode', { address: 'Doha' }, H)).json();
     expect(r.data).toMatchObject({
       matched: true,
       source: 'svc_place_details',
@@ -110,27 +109,27 @@ describe('embedded gazetteer', () => {
       ['Irbid Jordan', 'Irbid'],
       ['القاهرة، مصر', 'Cairo'],
     ]) {
-      const g = (await (await s.post('/maps/v1/geocode', { address }, H)).json());
+      const g = await (await s.post('/maps/v1/geocode', { address }, H)).json();
       expect(g.data.name, address).toBe(name);
     }
-    const none = (await (await s.post('/maps/v1/geocode', { address: 'qqqzzzxxx yyy' }, H)).json());
+    const none = await (await s.post('/maps/v1/geocode', { address: 'qqqzzzxxx yyy' }, H)).json();
     expect(none.data).toEqual({ matched: false });
   });
 
   it('reverse geocodes a city centre as approximate and the open sea as no_address', async () => {
-    const city = (await (await s.post('/maps/v1/reverse', { lat: 31.955, lng: 35.93 }, H)).json());
+    const city = await (await s.post('/maps/v1/reverse', { lat: 31.955, lng: 35.93 }, H)).json();
     expect(city.data).toMatchObject({ source: 'approximate', formatted_address: 'Amman, Jordan' });
-    const ar = (await (
+    const ar = await (
       await s.post('/maps/v1/reverse', { lat: 31.955, lng: 35.93 }, { ...H, 'Accept-Language': 'ar' })
-    ).json());
+    ).json();
     expect(ar.data.formatted_address).toBe('عمّان، الأردن');
-    const sea = (await (await s.post('/maps/v1/reverse', { lat: 33.5, lng: 33.0 }, H)).json());
+    const sea = await (await s.post('/maps/v1/reverse', { lat: 33.5, lng: 33.0 }, H)).json();
     expect(sea.data).toEqual({ lat: 33.5, lng: 33.0, formatted_address: '', source: 'no_address' });
   });
 
   it('returns a full place record by ID, 404 for an unknown one, and the minimal record in cache_only', async () => {
     const [amman] = (await top('Amman')).preds;
-    const r = (await (await s.get(`/maps/v1/place/${amman!.place_id}`, H)).json());
+    const r = await (await s.get(`/maps/v1/place/${amman!.place_id}`, H)).json();
     expect(r.data).toMatchObject({
       place_id: amman!.place_id.slice(2),
       name: 'Amman',
@@ -142,9 +141,9 @@ describe('embedded gazetteer', () => {
     const unknown = await s.get('/maps/v1/place/ffffffffffffffff', H);
     expect(unknown.status).toBe(404);
     expect(await errorCode(unknown)).toBe('PLACE_NOT_FOUND');
-    const minimal = (await (
+    const minimal = await (
       await s.get('/maps/v1/place/ffffffffffffffff?cache_only=1&q=Shop&lat=31.9&lng=35.9', H)
-    ).json());
+    ).json();
     expect(minimal.data).toMatchObject({ place_id: 'ffffffffffffffff', name: 'Shop', lat: 31.9, lng: 35.9 });
   });
 
@@ -154,7 +153,7 @@ describe('embedded gazetteer', () => {
     mkdirSync(join(dir, 'photos', cid), { recursive: true });
     const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
     writeFileSync(join(dir, 'photos', cid, 'citadel.png'), png);
-    const r = (await (await s.get(`/maps/v1/place-photos?lat=${amman!.lat}&lng=${amman!.lng}`, H)).json());
+    const r = await (await s.get(`/maps/v1/place-photos?lat=${amman!.lat}&lng=${amman!.lng}`, H)).json();
     expect(r.data.place_id).toBe(amman!.place_id);
     expect(r.data.photos).toEqual([`/maps/v1/place-photo-files/${cid}/citadel.png`]);
     const file = await s.get(`/maps/v1/place-photo-files/${cid}/citadel.png`, H);
@@ -191,40 +190,40 @@ describe('OSM imports through the CLI', () => {
   });
 
   it('finds Monaco streets and POIs with their context, and keeps the gazetteer', async () => {
-    const r = (await (await s.get('/maps/v1/autocomplete?q=Casino&lat=43.739&lng=7.427', H)).json());
+    const r = await (await s.get('/maps/v1/autocomplete?q=Casino&lat=43.739&lng=7.427', H)).json();
     expect(r.data.predictions[0].name).toMatch(/Casino/);
     expect(r.data.predictions[0].address).toMatch(/Monaco/);
-    const amman = (await (await s.get('/maps/v1/autocomplete?q=Amman', H)).json());
+    const amman = await (await s.get('/maps/v1/autocomplete?q=Amman', H)).json();
     expect(amman.data.predictions[0].name).toBe('Amman');
   });
 
   it('reverse geocodes a Monaco street to its name', async () => {
-    const r = (await (await s.post('/maps/v1/reverse', { lat: 43.7311, lng: 7.4197 }, H)).json());
+    const r = await (await s.post('/maps/v1/reverse', { lat: 43.7311, lng: 7.4197 }, H)).json();
     expect(r.data.source).toBe('fresh');
     expect(r.data.formatted_address).toMatch(/Monaco/);
     expect(r.data.place_id).toMatch(/^g_[0-9a-f]{16}$/);
   });
 
   it('finds Egyptian places by their Arabic names', async () => {
-    const r = (await (
+    const r = await (
       await s.get(`/maps/v1/autocomplete?q=${encodeURIComponent('صيدلية')}&lat=30.05&lng=31.24&locale=ar`, H)
-    ).json());
+    ).json();
     expect(r.data.predictions.length).toBeGreaterThan(3);
     for (const p of r.data.predictions.slice(0, 3))
       expect(haversineMeters(p, { lat: 30.05, lng: 31.24 })).toBeLessThan(30_000);
   });
 
   it('re-running an import replaces that source instead of duplicating it', async () => {
-    const before = (await (await s.get('/maps/v1/autocomplete?q=Casino&lat=43.739&lng=7.427', H)).json());
+    const before = await (await s.get('/maps/v1/autocomplete?q=Casino&lat=43.739&lng=7.427', H)).json();
     const r = spawnSync(process.execPath, [...CLI, 'import', MONACO_PBF, '--data', dir, '--only', 'places'], {
       encoding: 'utf8',
     });
     expect(r.status, r.stderr).toBe(0);
     const again = await startPlacesServer(dir);
     const k = again.key().key;
-    const after = (await (
+    const after = await (
       await again.get('/maps/v1/autocomplete?q=Casino&lat=43.739&lng=7.427', { 'X-API-Key': k })
-    ).json());
+    ).json();
     await again.close();
     expect(after.data.predictions.map((p: Pred) => p.place_id)).toEqual(
       before.data.predictions.map((p: Pred) => p.place_id),

@@ -21,7 +21,7 @@ describe('styles, glyphs, sprites, vector', () => {
     expect(r.headers.get('content-type')).toBe('application/json');
     expect(r.headers.get('cache-control')).toBe('private, max-age=60');
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
-    const style = (await r.json());
+    const style = await r.json();
     expect(style.version).toBe(8);
     expect(style.glyphs).toBe(`/maps/v1/glyphs/{fontstack}/{range}.pbf?t=${token}`);
     const [src] = Object.values<any>(style.sources);
@@ -41,7 +41,7 @@ describe('styles, glyphs, sprites, vector', () => {
     expect(a).not.toContain('__TOKEN__');
     expect(a).not.toContain('__BASE__');
     expect(a).toContain(`/maps/v1/tiles/{z}/{x}/{y}@2x.png?t=${token}`);
-    const b = (await (await s.get(`/maps/v1/style/maplibre?t=${token}`)).json());
+    const b = await (await s.get(`/maps/v1/style/maplibre?t=${token}`)).json();
     expect(JSON.stringify(b)).not.toMatch(/\?t=|__TOKEN__/);
     expect(validateStyleMin(JSON.parse(a))).toEqual([]);
     expect(validateStyleMin(b)).toEqual([]);
@@ -58,7 +58,7 @@ describe('styles, glyphs, sprites, vector', () => {
   it('uses the public URL for absolute style URLs when configured', async () => {
     const p = await startServer({ public_url: 'https://maps.example.org' });
     const k = p.key().key;
-    const style = (await (await p.get('/maps/v1/style/raster-nav', { 'X-API-Key': k })).json());
+    const style = await (await p.get('/maps/v1/style/raster-nav', { 'X-API-Key': k })).json();
     expect(style.glyphs).toBe('https://maps.example.org/maps/v1/glyphs/{fontstack}/{range}.pbf');
     const svc = await (await p.get('/maps/v1/style/svc', { 'X-API-Key': k })).text();
     expect(svc).toContain('"https://maps.example.org/maps/v1/tiles/{z}/{x}/{y}@2x.png"');

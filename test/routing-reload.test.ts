@@ -21,12 +21,12 @@ describe('road graph reload', () => {
   it('serves the degraded line before an import and real routes after reload(), without a restart', async () => {
     const H = { 'X-API-Key': s.key().key };
     const body = { origin_lat: 43.7384, origin_lng: 7.4246, dest_lat: 43.745, dest_lng: 7.433 };
-    const before = (await (await s.post('/maps/v1/directions', body, H)).json());
+    const before = await (await s.post('/maps/v1/directions', body, H)).json();
     expect(before.data.source).toBe('server_straight');
     await roadsImporter.run(MONACO_PBF, dir, () => undefined, new AbortController().signal);
     const results = await s.app.reload();
     expect(results.find((r) => r.name === 'roads')).toMatchObject({ ok: true });
-    const after = (await (await s.post('/maps/v1/directions', body, H)).json());
+    const after = await (await s.post('/maps/v1/directions', body, H)).json();
     expect(after.data).toMatchObject({ source: 'fresh', engine: 'svc' });
     expect(after.data.routes[0].maneuvers.length).toBeGreaterThan(1);
   });

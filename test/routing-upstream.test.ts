@@ -122,18 +122,18 @@ describe('directions through an upstream engine (config routing.engine)', () => 
       const H = { 'X-API-Key': s.key().key };
       const body = { origin_lat: FROM.lat, origin_lng: FROM.lng, dest_lat: TO.lat, dest_lng: TO.lng };
       mode = 'ok';
-      const a = ((await (await s.post('/maps/v1/directions', body, H)).json())).data;
+      const a = (await (await s.post('/maps/v1/directions', body, H)).json()).data;
       expect(a).toMatchObject({ source: 'fresh', engine: 'osrm' });
       expect(a.routes).toHaveLength(2);
-      const b = ((await (await s.post('/maps/v1/directions', body, H)).json())).data;
+      const b = (await (await s.post('/maps/v1/directions', body, H)).json()).data;
       expect(b).toMatchObject({ source: 'memory', engine: 'osrm', distance_meters: a.distance_meters });
       mode = 'slow';
       const other = { ...body, dest_lat: 43.7335 };
-      const d = ((await (await s.post('/maps/v1/directions', { ...other, max_wait_ms: 100 }, H)).json())).data;
+      const d = (await (await s.post('/maps/v1/directions', { ...other, max_wait_ms: 100 }, H)).json()).data;
       expect(d).toMatchObject({ partial: true, reason: 'degraded', source: 'server_straight', routes: [] });
       // the gather carried on: once it lands, the retry is a cache hit
       await new Promise((r) => setTimeout(r, 700));
-      const retry = ((await (await s.post('/maps/v1/directions', other, H)).json())).data;
+      const retry = (await (await s.post('/maps/v1/directions', other, H)).json()).data;
       expect(retry.source).toBe('memory');
       mode = 'noroute';
       const u = await s.post('/maps/v1/directions', { ...body, dest_lat: 43.74 }, H);

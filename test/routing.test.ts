@@ -66,7 +66,7 @@ async function directions(
   headers: Record<string, string> = {},
 ) {
   const res = await s.post('/maps/v1/directions', body(a, b, extra), { ...H, ...headers });
-  return { status: res.status, data: ((await res.json())).data, res };
+  return { status: res.status, data: (await res.json()).data, res };
 }
 
 /** Distance (m) from point p to segment a-b, in a local flat frame. */
@@ -244,7 +244,7 @@ describe('routing over the imported Monaco graph', () => {
     const a = { lat: 43.7275, lng: 7.4155 },
       b = { lat: 43.7478, lng: 7.4353 };
     const p = await s.post('/maps/v1/prefetch-directions', body(a, b), H);
-    expect(((await p.json())).data).toEqual({ queued: true, legs: 1 });
+    expect((await p.json()).data).toEqual({ queued: true, legs: 1 });
     let source = '';
     for (let i = 0; i < 50 && source !== 'memory'; i++) {
       await new Promise((r) => setTimeout(r, 20));

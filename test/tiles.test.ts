@@ -89,7 +89,7 @@ describe('tiles: tiers, formats, sizes, conditional requests', () => {
     }
     const anon = await s.get('/maps/v1/tiles/0/0/0.png');
     expect(anon.status).toBe(401);
-    expect(((await anon.json())).error.code).toBe('AUTH_REQUIRED');
+    expect((await anon.json()).error.code).toBe('AUTH_REQUIRED');
     const key = await s.get('/maps/v1/tiles/0/0/0.png', { 'X-API-Key': s.key().key });
     expect(key.status).toBe(200);
   });

@@ -49,7 +49,7 @@ export function envLayer(env: NodeJS.ProcessEnv): Json {
       }
     }
     let node = out;
-    for (const key of path.slice(0, -1)) node = (node[key] = isObj(node[key]) ? node[key] : {});
+    for (const key of path.slice(0, -1)) node = node[key] = isObj(node[key]) ? node[key] : {};
     node[path[path.length - 1]!] = value;
   }
   return out;
