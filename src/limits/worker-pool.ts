@@ -162,7 +162,7 @@ export class WorkerPool {
     await Promise.all(
       this.slots.map((slot) =>
         slot.dead
-          ? undefined // its replacement starts with the new state
+          ? Promise.resolve() // its replacement starts with the new state
           : new Promise<void>((done) => {
               const id = this.nextId++;
               slot.updates.set(id, done);
