@@ -12,6 +12,19 @@ const ADAPTERS = [
   { name: 'ink', home: 'src/cli/ui/', what: 'terminal UI components live in src/cli/ui/' },
   { name: 'pino', home: 'src/ops/', what: 'pino is reached through src/ops/log.ts (code logs via core/log.ts)' },
   { name: 'prom-client', home: 'src/ops/', what: 'Prometheus metrics are declared in src/ops/' },
+  // Short names as regexes: a gitignore-style "redis" pattern would also match the adapter's own folder.
+  {
+    name: 'pg',
+    regex: '^pg(/.*)?$',
+    home: 'src/store/postgres/',
+    what: 'PostgreSQL is reached through src/store/postgres/',
+  },
+  {
+    name: 'redis',
+    regex: '^(redis|@redis/.*)(/.*)?$',
+    home: 'src/store/redis/',
+    what: 'Redis is reached through src/store/redis/',
+  },
 ];
 
 /** Internal folders each layer must not import (cli -> app -> http -> services -> store/cache/core). */
@@ -29,10 +42,11 @@ const FORBIDDEN = {
 };
 
 const adapterPatterns = (folder) =>
-  ADAPTERS.filter((a) => !folder.startsWith(a.home)).map((a) => ({
-    group: [a.name, `${a.name}/*`],
-    message: `${a.what} only.`,
-  }));
+  ADAPTERS.filter((a) => !folder.startsWith(a.home)).map((a) =>
+    a.regex
+      ? { regex: a.regex, message: `${a.what} only.` }
+      : { group: [a.name, `${a.name}/*`], message: `${a.what} only.` },
+  );
 
 // Sibling top-level folders are reached with "../" (or "../../" from a subfolder); "./x" never leaves the folder.
 const layerPatterns = (layer) =>
@@ -47,7 +61,19 @@ const layerPatterns = (layer) =>
 
 /** One no-restricted-imports rule per source folder (a subfolder's entry replaces its parent's there). */
 function importRules() {
-  const folders = ['cli', 'cli/ui', 'http', 'http/uws', 'store', 'core', 'config', 'ops', ...SERVICES];
+  const folders = [
+    'cli',
+    'cli/ui',
+    'http',
+    'http/uws',
+    'store',
+    'store/postgres',
+    'store/redis',
+    'core',
+    'config',
+    'ops',
+    ...SERVICES,
+  ];
   const perFolder = folders.map((folder) => ({
     files: [`src/${folder}/**/*.{ts,tsx}`],
     ignores: folders.filter((f) => f.startsWith(`${folder}/`)).map((f) => `src/${f}/**`),

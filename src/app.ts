@@ -8,7 +8,8 @@ import { KeysRepo } from './store/keys-repo.js';
 import { UsageRepo } from './store/usage-repo.js';
 import { SessionsRepo } from './store/sessions-repo.js';
 import { Authenticator } from './auth/authenticator.js';
-import { KeyAdmin } from './auth/key-admin.js';
+import { KeyAdmin, SharedKeyAdmin } from './auth/key-admin.js';
+import { openCluster } from './cluster.js';
 import { SessionGuard } from './auth/sessions.js';
 import { Meter } from './limits/meter.js';
 import { Pool } from './limits/pool.js';
@@ -17,6 +18,8 @@ import { HotTier } from './cache/hot-tier.js';
 import { emptyPlaces } from './places/empty.js';
 import { LocalPlaces } from './places/engine.js';
 import { openPlacesIndex } from './places/load.js';
+import { PlacesThreads } from './places/places-threads.js';
+import { PLACES_FILE } from './store/places/schema.js';
 import { PhotoSource } from './places/photos.js';
 import { AnswerCache } from './cache/answer-cache.js';
 import { AnswerCacheRepo } from './store/answer-cache-repo.js';
@@ -99,8 +102,11 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     );
   }
 
+  // Several nodes: keys, usage and per-minute limits move to the shared stores (see src/cluster.ts).
+  const cluster = openCluster(config.cluster, log);
   const auth = new Authenticator({
-    keys,
+    keys: cluster?.keys ?? keys,
+    sharedStore: cluster !== undefined,
     sessions: new SessionGuard(new SessionsRepo(db)),
     tileSecret: secret.ok ? secret.secret : undefined,
     jwtSecret: jwtSecret.length >= MIN_JWT_SECRET_BYTES ? jwtSecret : undefined,
@@ -110,7 +116,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     jwtDaily: config.limits.default_daily,
     nowS,
   });
-  const meter = new Meter(new UsageRepo(db), log, o.meterFlushMs ?? 1000);
+  const meter = new Meter(cluster?.usage ?? new UsageRepo(db), log, o.meterFlushMs ?? 1000);
   const hot = new HotTier(config.cache.memory_bytes);
   const metrics = createMetricsRegistry();
   // Tiles share the hot tier (bounded by cache.memory_bytes); an injected TileService replaces the whole stack.
@@ -121,6 +127,16 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
   const photos = new PhotoSource(join(dir.root, 'photos'), config.public_url);
   // The places index is opened when the data directory has one (`serve` makes sure of that); otherwise empty answers.
   let placesIndex = o.places ? undefined : openPlacesIndex(dir.root);
+  // Searches and reverse lookups run in places threads, each with its own read-only connection to places.db.
+  const placesFile = join(dir.root, PLACES_FILE);
+  const placesThreads = (): PlacesThreads =>
+    new PlacesThreads({
+      file: placesFile,
+      threads: config.places.threads,
+      queue: config.places.queue,
+      timeoutMs: config.http.request_timeout_ms,
+    });
+  let threads = placesIndex ? placesThreads() : undefined;
   const p = config.pools;
   const pools = {
     autocomplete: new Pool(
@@ -154,6 +170,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
       return (e as Error).message;
     }
   };
+  const keyAdmin = new KeyAdmin(keys, nowS);
   const services: Services = {
     config,
     clock,
@@ -161,14 +178,18 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     auth,
     pools,
     directions,
-    keyAdmin: new KeyAdmin(keys, nowS),
-    places: o.places ?? (placesIndex ? new LocalPlaces(placesIndex, answers, photos) : emptyPlaces),
+    keyAdmin,
+    keys: cluster ? new SharedKeyAdmin(cluster.keys, cluster.events, nowS) : keyAdmin,
+    places: o.places ?? (placesIndex ? new LocalPlaces(placesIndex, answers, photos, threads) : emptyPlaces),
     photos,
     tiles: o.tiles ?? tileStack!.tiles,
     staticMaps: o.staticMaps ?? tileStack?.staticMaps ?? new TileStaticMap(o.tiles!),
     glyphs: new GlyphStore(),
     style: new BundledStyle(),
-    health: () => ({ postgres: sqlCheck(), redis: hot.check(), svc_wired: config.engine_enabled }),
+    health: () => ({
+      ...(cluster ? cluster.health() : { postgres: sqlCheck(), redis: hot.check() }),
+      svc_wired: config.engine_enabled,
+    }),
   };
 
   const requests = new RequestMetrics(metrics);
@@ -180,7 +201,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     meter,
     clock,
     log,
-    keyLimiter: new SlidingWindowLimiter(),
+    keyLimiter: cluster?.limiter ?? new SlidingWindowLimiter(),
     ipLimiter: new SlidingWindowLimiter(),
     engineEnabled: config.engine_enabled,
     corsOrigins: config.http.cors_origins,
@@ -201,11 +222,14 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
   // A new import swaps in a new places engine; answers cached under the old index generation are never served.
   const reloads = new ReloadHooks();
   if (!o.places) {
-    reloads.register('places', () => {
+    reloads.register('places', async () => {
       const next = openPlacesIndex(dir.root);
       if (!next) return 'no places index in the data directory; keeping the current engine';
       const old = placesIndex;
-      services.places = new LocalPlaces(next, answers, photos);
+      if (threads)
+        await threads.reopen(placesFile); // every places thread swaps in the new file
+      else threads = placesThreads();
+      services.places = new LocalPlaces(next, answers, photos, threads);
       placesIndex = next;
       if (old) reloads.retire(() => old.close());
       return `${next.count.toLocaleString('en-US')} places (generation ${next.generation})`;
@@ -242,6 +266,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
       app.close();
     },
     async listen() {
+      await cluster?.start((id) => auth.invalidateKey(id));
       const tls = config.tls.cert || config.tls.key ? config.tls : undefined;
       server = await listen(pipeline, {
         host: config.host,
@@ -265,8 +290,11 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
       meter.stop();
       answers.stop();
       placesIndex?.close();
+      threads?.close();
+      directions.close();
       tileStack?.close();
       db.close();
+      void cluster?.close();
     },
   };
   return app;

@@ -2,7 +2,7 @@ import type { Config } from './config/defaults.js';
 import type { Clock } from './core/clock.js';
 import type { Logger } from './core/log.js';
 import type { Authenticator } from './auth/authenticator.js';
-import type { KeyAdmin } from './auth/key-admin.js';
+import type { KeyAdmin, KeyAdminApi } from './auth/key-admin.js';
 import type { Pool } from './limits/pool.js';
 import type { PlacesService } from './places/types.js';
 import type { DirectionsService } from './routing/directions.js';
@@ -24,7 +24,10 @@ export interface Services {
   clock: Clock;
   log: Logger;
   auth: Authenticator;
+  /** Keys in this node's SQLite store (the CLI's and the tests' view on one node). */
   keyAdmin: KeyAdmin;
+  /** Keys where the node keeps them: keyAdmin on one node, the shared store in a cluster. */
+  keys: KeyAdminApi;
   pools: Record<'autocomplete' | 'geocode' | 'reverse' | 'place', Pool>;
   places: PlacesService;
   photos: PhotoSource;

@@ -1,10 +1,13 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../core/errors.js';
-import type { KeyRow, KeysRepo } from '../store/keys-repo.js';
+import type { KeyRow } from '../store/keys-repo.js';
+import type { KeyLookup } from './ports.js';
 
 export const KEY_PREFIX = 'cmk_live_';
 const KEY_RE = /^cmk_live_[A-Za-z0-9_-]{32}$/;
 export const KEY_ID_RE = /^key_[0-9a-f]{16}$/;
+
+export const isWellFormedKey = (key: string): boolean => KEY_RE.test(key);
 
 export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
@@ -24,7 +27,7 @@ export function keyState(row: KeyRow, nowS: number): KeyState {
  * Finds the row for a presented key. The lookup goes by hash; the stored hash is then compared in constant time
  * so that nothing about a near-miss leaks through timing.
  */
-export function lookupKey(repo: KeysRepo, presented: string): KeyRow | undefined {
+export function lookupKey(repo: KeyLookup, presented: string): KeyRow | undefined {
   if (!KEY_RE.test(presented)) return undefined;
   const hash = hashKey(presented);
   const row = repo.findByHash(hash);

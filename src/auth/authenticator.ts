@@ -1,9 +1,10 @@
 import { LRUCache } from 'lru-cache';
 import { AppError } from '../core/errors.js';
-import type { KeyRow, KeysRepo } from '../store/keys-repo.js';
-import { assertUsable, hashKey, keyState, lookupKey } from './api-keys.js';
+import type { KeyRow } from '../store/keys-repo.js';
+import { assertUsable, hashKey, isWellFormedKey, keyState, lookupKey } from './api-keys.js';
 import { SUPER_ADMIN, type Caller } from './caller.js';
 import { verifyJwt } from './jwt.js';
+import type { KeyLookup } from './ports.js';
 import type { SessionGuard } from './sessions.js';
 import { KEY_CALLER_PREFIX, mintTileToken, verifyTileToken } from './tile-token.js';
 
@@ -17,7 +18,9 @@ export interface Credentials {
 }
 
 export interface AuthDeps {
-  keys: KeysRepo;
+  keys: KeyLookup;
+  /** The key store is shared by several nodes (cluster mode). */
+  sharedStore?: boolean;
   sessions: SessionGuard;
   /** Undefined when the data directory's secret is missing or unsafe: tile tokens then fail closed. */
   tileSecret?: Buffer;
@@ -60,6 +63,7 @@ export class Authenticator {
    * DELETE /admin/keys at once, and a request costs a map lookup instead of a database read.
    */
   private syncWithStore(): void {
+    this.d.keys.assertAvailable?.(); // a store that cannot be trusted fails key checks closed, cache or not
     const now = Date.now();
     if (now - this.lastSync < 50) return;
     this.lastSync = now;
@@ -80,6 +84,28 @@ export class Authenticator {
       this.live.set(h, row);
     }
     return row ?? undefined;
+  }
+
+  /** Hashes of presented keys a shared store did not have either, so a spray of random keys reads it once each. */
+  private readonly absent = new LRUCache<string, true>({ max: 50_000, ttl: 2000 });
+
+  /**
+   * On a shared store, a key created on another node a moment ago may not be in this node's mirror yet: it is read
+   * through once before authentication. Undefined (nothing to wait for) on one node and for every mirrored key.
+   */
+  prepare(creds: Credentials): Promise<void> | undefined {
+    const keys = this.d.keys;
+    if (!this.d.sharedStore || !keys.loadByHash || !creds.apiKey || !isWellFormedKey(creds.apiKey)) return undefined;
+    const h = hashKey(creds.apiKey);
+    if (keys.findByHash(h) || this.absent.has(h)) return undefined;
+    return keys.loadByHash(h).then(
+      (row) => {
+        if (!row) return void this.absent.set(h, true);
+        this.live.delete(h);
+        this.cache?.delete(`h:${h}`);
+      },
+      () => undefined, // the key check that follows fails closed if the store is down
+    );
   }
 
   get tileTokensAvailable(): boolean {
@@ -155,6 +181,8 @@ export class Authenticator {
   }
 
   private cachedById(id: string): KeyRow | undefined {
+    // On a shared store revocations come from other nodes: tile tokens follow the store's changes too.
+    if (this.d.sharedStore) this.syncWithStore();
     return this.cached(`i:${id}`, () => this.d.keys.findById(id));
   }
 

@@ -1,6 +1,7 @@
 import { AppError } from '../core/errors.js';
-import type { KeyRow, KeysRepo } from '../store/keys-repo.js';
+import type { KeyRow, KeysRepo, NewKeyRow } from '../store/keys-repo.js';
 import { generateKey, generateKeyId, hashKey, keyState, type KeyState } from './api-keys.js';
+import type { KeyEvents, KeyStore } from './ports.js';
 
 export interface CreateKeyInput {
   name?: string;
@@ -49,31 +50,44 @@ export function viewKey(row: KeyRow, nowS: number): KeyView {
   };
 }
 
+/** A new key and the row that stores it (by hash). */
+function newKey(input: CreateKeyInput, now: number): { key: string; row: NewKeyRow } {
+  const key = generateKey();
+  const row = {
+    id: generateKeyId(),
+    key_hash: hashKey(key),
+    key_prefix: key.slice(0, 13),
+    name: input.name ?? '',
+    plan: input.plan,
+    role: input.role ?? 'user',
+    scopes: 'maps',
+    per_minute: input.perMinute,
+    daily: input.daily,
+    created_at: now,
+    expires_at: input.expiresInS ? now + input.expiresInS : null,
+  };
+  return { key, row };
+}
+
+/** Key administration as the admin routes see it: the same answers, synchronous or not. */
+export interface KeyAdminApi {
+  create(input: CreateKeyInput): (KeyView & { key: string }) | Promise<KeyView & { key: string }>;
+  list(): KeyView[] | Promise<KeyView[]>;
+  show(id: string): KeyView | Promise<KeyView>;
+  revoke(id: string): KeyView | Promise<KeyView>;
+}
+
 /** Key lifecycle for the CLI and the admin route: create (returns the key once), list, show, revoke. */
-export class KeyAdmin {
+export class KeyAdmin implements KeyAdminApi {
   constructor(
     private readonly repo: KeysRepo,
     private readonly nowS: () => number,
   ) {}
 
   create(input: CreateKeyInput): KeyView & { key: string } {
-    const key = generateKey();
-    const now = this.nowS();
-    const row = {
-      id: generateKeyId(),
-      key_hash: hashKey(key),
-      key_prefix: key.slice(0, 13),
-      name: input.name ?? '',
-      plan: input.plan,
-      role: input.role ?? 'user',
-      scopes: 'maps',
-      per_minute: input.perMinute,
-      daily: input.daily,
-      created_at: now,
-      expires_at: input.expiresInS ? now + input.expiresInS : null,
-    };
+    const { key, row } = newKey(input, this.nowS());
     this.repo.insert(row);
-    return { ...viewKey({ ...row, active: 1, revoked_at: null }, now), key };
+    return { ...viewKey({ ...row, active: 1, revoked_at: null }, row.created_at), key };
   }
 
   list(): KeyView[] {
@@ -90,6 +104,42 @@ export class KeyAdmin {
   /** Idempotent: revoking a revoked key keeps its first revocation time. */
   revoke(id: string): KeyView {
     if (!this.repo.revoke(id, this.nowS())) throw new AppError('KEY_NOT_FOUND', `No API key with id ${id}`);
+    return this.show(id);
+  }
+}
+
+/**
+ * Key lifecycle over a shared store (PostgreSQL): every write reaches the store before it is answered, and every
+ * change is announced so the other nodes drop their cached state for the key at once.
+ */
+export class SharedKeyAdmin implements KeyAdminApi {
+  constructor(
+    private readonly store: KeyStore,
+    private readonly events: KeyEvents | undefined,
+    private readonly nowS: () => number,
+  ) {}
+
+  async create(input: CreateKeyInput): Promise<KeyView & { key: string }> {
+    const { key, row } = newKey(input, this.nowS());
+    await this.store.insert(row);
+    await this.events?.publishChanged(row.id);
+    return { ...viewKey({ ...row, active: 1, revoked_at: null }, row.created_at), key };
+  }
+
+  async list(): Promise<KeyView[]> {
+    const now = this.nowS();
+    return (await this.store.list()).map((r) => viewKey(r, now));
+  }
+
+  async show(id: string): Promise<KeyView> {
+    const row = this.store.fetchById ? await this.store.fetchById(id) : this.store.findById(id);
+    if (!row) throw new AppError('KEY_NOT_FOUND', `No API key with id ${id}`);
+    return viewKey(row, this.nowS());
+  }
+
+  async revoke(id: string): Promise<KeyView> {
+    if (!(await this.store.revoke(id, this.nowS()))) throw new AppError('KEY_NOT_FOUND', `No API key with id ${id}`);
+    await this.events?.publishChanged(id);
     return this.show(id);
   }
 }

@@ -56,6 +56,22 @@ export interface Config {
   routing: RoutingConfig;
   /** Prometheus exposition on a separate admin port; 0 = off (GET /admin/metrics for super_admin keys always works). */
   metrics: { port: number; host: string };
+  /**
+   * Several nodes sharing state: keys, sessions and daily usage in PostgreSQL, per-minute limits and revocation
+   * fan-out in Redis. Both empty = one node on its own SQLite store (the default).
+   */
+  cluster: ClusterConfig;
+}
+
+export interface ClusterConfig {
+  /** e.g. postgres://svcmaps:secret@127.0.0.1:5432/svcmaps */
+  postgres_url: string;
+  /** e.g. redis://127.0.0.1:6379 */
+  redis_url: string;
+  /** PostgreSQL connections per node. */
+  pool_size: number;
+  /** How often a node re-reads changed keys from PostgreSQL (also its PostgreSQL health probe). */
+  poll_ms: number;
 }
 
 /** Which engine answers directions; see src/routing/. */
@@ -148,6 +164,7 @@ export const DEFAULTS: Config = {
   places: { default_max_wait_ms: 2000, threads: 0, queue: 256 },
   cache: { memory_bytes: 256 * 1024 * 1024 },
   metrics: { port: 0, host: '127.0.0.1' },
+  cluster: { postgres_url: '', redis_url: '', pool_size: 10, poll_ms: 250 },
   routing: { engine: 'builtin', upstream_url: '', timeout_ms: 5000, snap_max_m: 1500, threads: 0, queue: 64 },
   admission: {
     interactive: { queue: 0, wait_ms: 5000 },

@@ -1,9 +1,10 @@
 import { AppError, isAppError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
-import type { Authenticator } from '../auth/authenticator.js';
+import type { Authenticator, Credentials } from '../auth/authenticator.js';
 import type { Caller } from '../auth/caller.js';
 import type { Meter } from '../limits/meter.js';
-import type { SlidingWindowLimiter } from '../limits/sliding-window.js';
+import type { LimitDecision, SlidingWindowLimiter } from '../limits/sliding-window.js';
+import type { RateLimiter } from '../limits/ports.js';
 import type { Clock } from '../core/clock.js';
 import { bare, bareErrorReply, errorReply } from './envelope.js';
 import { decorate, isMapsPath, preflightHeaders } from './middleware/headers.js';
@@ -17,7 +18,8 @@ export interface PipelineDeps {
   router: Router;
   auth: Authenticator;
   meter: Meter;
-  keyLimiter: SlidingWindowLimiter;
+  /** In process on one node; shared (Redis) in a cluster, where its answer is a promise. */
+  keyLimiter: RateLimiter;
   ipLimiter: SlidingWindowLimiter;
   clock: Clock;
   log: Logger;
@@ -81,7 +83,8 @@ export class Pipeline implements RequestHandler {
         throw new AppError('METHOD_NOT_ALLOWED');
       } else {
         route = m.route;
-        caller = this.admit(route, req, extra);
+        const admitted = this.admit(route, req, extra);
+        caller = admitted instanceof Promise ? await admitted : admitted; // only a shared limiter is awaited
         ctx = { req, params: m.params, caller, miss: false };
         reply = await route.handler(ctx);
       }
@@ -117,13 +120,36 @@ export class Pipeline implements RequestHandler {
   }
 
   /** Everything that decides whether a request may reach its handler. */
-  private admit(route: Route, req: HttpRequest, extra: Record<string, string>): Caller | undefined {
+  private admit(
+    route: Route,
+    req: HttpRequest,
+    extra: Record<string, string>,
+  ): Caller | undefined | Promise<Caller | undefined> {
     const now = this.d.clock.nowMs();
     if (isMapsPath(req.path) && !this.d.engineEnabled) throw new AppError('MAPS_UNAVAILABLE');
-    if (route.tileFamily) this.rate(this.d.ipLimiter, `ip:${req.ip}`, this.d.tileIpPerMinute, now, extra);
-    const caller = this.d.auth.authenticate(route.surface, readCredentials(req));
+    if (route.tileFamily) this.rateHere(this.d.ipLimiter, `ip:${req.ip}`, this.d.tileIpPerMinute, now, extra);
+    const creds = readCredentials(req);
+    const unknownKey = route.surface === 'none' ? undefined : this.d.auth.prepare(creds);
+    if (unknownKey) return unknownKey.then(() => this.limitAndQuota(route, creds, now, extra));
+    return this.limitAndQuota(route, creds, now, extra);
+  }
+
+  private limitAndQuota(
+    route: Route,
+    creds: Credentials,
+    now: number,
+    extra: Record<string, string>,
+  ): Caller | undefined | Promise<Caller | undefined> {
+    const caller = this.d.auth.authenticate(route.surface, creds);
     if (!caller) return undefined;
-    if (!route.tileFamily) this.rate(this.d.keyLimiter, caller.id, caller.perMinute, now, extra);
+    if (!route.tileFamily) {
+      const pending = this.rate(this.d.keyLimiter, caller.id, caller.perMinute, now, extra);
+      if (pending) return pending.then(() => this.quota(route, caller, now));
+    }
+    return this.quota(route, caller, now);
+  }
+
+  private quota(route: Route, caller: Caller, now: number): Caller {
     if (
       route.bucket &&
       route.bucket !== 'tile_family' &&
@@ -136,6 +162,28 @@ export class Pipeline implements RequestHandler {
 
   /** Rate limiting fails open: a limiter fault lets the request through rather than failing it. */
   private rate(
+    limiter: RateLimiter,
+    id: string,
+    limit: number,
+    now: number,
+    extra: Record<string, string>,
+  ): Promise<void> | undefined {
+    let d;
+    try {
+      d = limiter.hit(id, limit, now);
+    } catch (e) {
+      this.d.log.warn('rate limiter fault; failing open', { error: (e as Error).message });
+      return undefined;
+    }
+    if (!(d instanceof Promise)) return this.decide(d, extra);
+    return d.then(
+      (v) => v && this.decide(v, extra), // undefined: the shared limiter is down, fail open
+      (e: unknown) => this.d.log.warn('rate limiter fault; failing open', { error: (e as Error).message }),
+    );
+  }
+
+  /** The per-IP tile cap always counts in process. */
+  private rateHere(
     limiter: SlidingWindowLimiter,
     id: string,
     limit: number,
@@ -149,6 +197,10 @@ export class Pipeline implements RequestHandler {
       this.d.log.warn('rate limiter fault; failing open', { error: (e as Error).message });
       return;
     }
+    this.decide(d, extra);
+  }
+
+  private decide(d: LimitDecision, extra: Record<string, string>): undefined {
     Object.assign(extra, rateLimitHeaders(d));
     if (!d.allowed) throw new AppError('RATE_LIMIT_EXCEEDED', undefined, { retryAfter: d.retryAfterS });
   }

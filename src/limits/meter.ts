@@ -1,5 +1,6 @@
 import { utcDay } from '../core/clock.js';
-import type { Bucket, UsageDelta, UsageRepo } from '../store/usage-repo.js';
+import type { Bucket, UsageDelta } from '../store/usage-repo.js';
+import type { UsageStore } from './ports.js';
 
 export interface MeterLog {
   warn(msg: string, fields?: Record<string, unknown>): void;
@@ -17,7 +18,7 @@ export class Meter {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly repo: UsageRepo,
+    private readonly repo: UsageStore,
     private readonly log: MeterLog,
     private readonly flushEveryMs = 1000,
   ) {}
@@ -76,18 +77,24 @@ export class Meter {
     const batch = [...this.pending.values()];
     this.pending = new Map();
     try {
-      this.repo.apply(batch);
+      const written = this.repo.apply(batch);
+      // A shared store writes asynchronously; a failed batch is kept for the next flush all the same.
+      if (written instanceof Promise) written.catch((e: unknown) => this.keep(batch, e));
     } catch (e) {
-      this.log.warn('usage flush failed; will retry', { error: (e as Error).message, rows: batch.length });
-      for (const d of batch) {
-        const k = `${d.keyId}|${d.day}|${d.bucket}`;
-        const p = this.pending.get(k);
-        if (p) {
-          p.requests += d.requests;
-          p.misses += d.misses;
-          p.lastSeen = Math.max(p.lastSeen, d.lastSeen);
-        } else this.pending.set(k, d);
-      }
+      this.keep(batch, e);
+    }
+  }
+
+  private keep(batch: UsageDelta[], e: unknown): void {
+    this.log.warn('usage flush failed; will retry', { error: (e as Error).message, rows: batch.length });
+    for (const d of batch) {
+      const k = `${d.keyId}|${d.day}|${d.bucket}`;
+      const p = this.pending.get(k);
+      if (p) {
+        p.requests += d.requests;
+        p.misses += d.misses;
+        p.lastSeen = Math.max(p.lastSeen, d.lastSeen);
+      } else this.pending.set(k, d);
     }
   }
 

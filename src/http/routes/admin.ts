@@ -48,23 +48,23 @@ export function register(router: Router, s: Services): void {
       method: 'GET',
       pattern: '/admin/keys',
       surface: 'admin',
-      handler: () => ok({ keys: s.keyAdmin.list() }, NO_STORE),
+      handler: async () => ok({ keys: await s.keys.list() }, NO_STORE),
     },
     {
       method: 'POST',
       pattern: '/admin/keys',
       surface: 'admin',
       // The full key is in this answer only; it is stored as a hash.
-      handler: (ctx) => ok({ key: s.keyAdmin.create(parseCreate(jsonBody(ctx.req), s)) }, NO_STORE),
+      handler: async (ctx) => ok({ key: await s.keys.create(parseCreate(jsonBody(ctx.req), s)) }, NO_STORE),
     },
     {
       method: 'DELETE',
       pattern: '/admin/keys/:id',
       surface: 'admin',
-      handler: (ctx) => {
+      handler: async (ctx) => {
         const id = ctx.params.id!;
         if (!KEY_ID_RE.test(id)) throw new AppError('KEY_NOT_FOUND');
-        const key = s.keyAdmin.revoke(id);
+        const key = await s.keys.revoke(id);
         // Drop the tile family's cached key state now, so tokens of this key stop working at once.
         s.auth.invalidateKey(id);
         return ok({ revoked: true, key });

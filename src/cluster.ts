@@ -1,0 +1,75 @@
+import type { ClusterConfig } from './config/defaults.js';
+import type { Logger } from './core/log.js';
+import { migratePg, openPgPool, type PgPool } from './store/postgres/pool.js';
+import { PgKeyStore } from './store/postgres/keys.js';
+import { PgUsageStore } from './store/postgres/usage.js';
+import { openRedis, redisState, type RedisClient } from './store/redis/client.js';
+import { RedisSlidingWindow } from './store/redis/limiter.js';
+import { RedisKeyEvents } from './store/redis/bus.js';
+
+/** The shared state of a node in a cluster: the adapters app.ts wires in place of the SQLite ones. */
+export interface Cluster {
+  keys: PgKeyStore;
+  usage: PgUsageStore;
+  /** Absent without Redis: per-minute limits then count per node. */
+  limiter?: RedisSlidingWindow;
+  events?: RedisKeyEvents;
+  /** Migrates PostgreSQL, loads the key mirror, connects Redis and listens for key changes. */
+  start(onKeyChanged: (id: string) => void): Promise<void>;
+  health(): { postgres: string; redis: string };
+  close(): Promise<void>;
+}
+
+/** Undefined when no cluster is configured: the node keeps everything in its own SQLite store. */
+export function openCluster(c: ClusterConfig, log: Logger): Cluster | undefined {
+  if (!c.postgres_url) {
+    if (c.redis_url) throw new Error('cluster.redis_url needs cluster.postgres_url (keys and usage live there)');
+    return undefined;
+  }
+  const pool: PgPool = openPgPool(c.postgres_url, c.pool_size);
+  const keys = new PgKeyStore(pool, c.poll_ms);
+  const usage = new PgUsageStore(pool);
+  let pub: RedisClient | undefined;
+  let sub: RedisClient | undefined;
+  if (c.redis_url) {
+    pub = openRedis(c.redis_url, log, 'commands');
+    sub = openRedis(c.redis_url, log, 'subscriber', true);
+  }
+  const limiter = pub && new RedisSlidingWindow(pub);
+  const events = pub && sub && new RedisKeyEvents(pub, sub);
+  let started = false;
+  return {
+    keys,
+    usage,
+    limiter,
+    events,
+    async start(onKeyChanged) {
+      if (started) return;
+      started = true;
+      await migratePg(pool);
+      await keys.start();
+      if (pub && sub && events) {
+        // A Redis that is down at start is not fatal: limits fail open and the clients connect in the background.
+        const connecting = Promise.all([pub.connect(), sub.connect()]).catch((e: Error) =>
+          log.warn('redis connection failed', { error: e.message }),
+        );
+        const listening = events
+          .listen((id) => {
+            onKeyChanged(id);
+            void keys.sync();
+          })
+          .catch((e: Error) => log.warn('redis subscribe failed', { error: e.message }));
+        await Promise.race([Promise.all([connecting, listening]), new Promise((r) => setTimeout(r, 2000).unref())]);
+      }
+      log.info('cluster store ready', { postgres: keys.state(), redis: pub ? redisState(pub) : 'not configured' });
+    },
+    health() {
+      return { postgres: keys.state(), redis: pub ? redisState(pub) : 'ok' };
+    },
+    async close() {
+      keys.stop();
+      for (const client of [pub, sub]) if (client?.isOpen) client.destroy();
+      await pool.end().catch(() => undefined);
+    },
+  };
+}

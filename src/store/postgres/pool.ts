@@ -1,0 +1,43 @@
+import pg from 'pg';
+import { PG_MIGRATIONS } from './migrations.js';
+
+export type PgPool = pg.Pool;
+
+// BIGINT columns hold Unix seconds and counters, all far below 2^53: read them as numbers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+/** A pooled connection to the cluster's PostgreSQL; queries give up after a few seconds instead of hanging. */
+export function openPgPool(url: string, size: number): PgPool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: size,
+    connectionTimeoutMillis: 2000,
+    query_timeout: 3000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client losing its server (PostgreSQL restarting) must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** Applies pending migrations under an advisory lock, so nodes starting together migrate once. */
+export async function migratePg(pool: PgPool): Promise<number> {
+  const c = await pool.connect();
+  try {
+    await c.query('BEGIN');
+    await c.query('SELECT pg_advisory_xact_lock(72616601)');
+    await c.query('CREATE TABLE IF NOT EXISTS svcmaps_schema (version INTEGER NOT NULL)');
+    const r = await c.query<{ version: number }>('SELECT version FROM svcmaps_schema');
+    let v = r.rows[0]?.version ?? 0;
+    if (r.rows.length === 0) await c.query('INSERT INTO svcmaps_schema (version) VALUES (0)');
+    for (; v < PG_MIGRATIONS.length; v++) await c.query(PG_MIGRATIONS[v]!);
+    await c.query('UPDATE svcmaps_schema SET version = $1', [v]);
+    await c.query('COMMIT');
+    return v;
+  } catch (e) {
+    await c.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  } finally {
+    c.release();
+  }
+}

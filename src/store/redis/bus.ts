@@ -1,0 +1,24 @@
+import type { KeyEvents } from '../../auth/ports.js';
+import type { RedisClient } from './client.js';
+
+const CHANNEL = 'svcmaps:keys';
+
+/**
+ * Key changes announced to every node over Redis pub/sub. A node that misses a message (Redis down) still sees the
+ * change at its next PostgreSQL poll.
+ */
+export class RedisKeyEvents implements KeyEvents {
+  constructor(
+    private readonly pub: RedisClient,
+    private readonly sub: RedisClient,
+  ) {}
+
+  async publishChanged(id: string): Promise<void> {
+    if (!this.pub.isReady) return;
+    await this.pub.publish(CHANNEL, id).catch(() => undefined);
+  }
+
+  async listen(onChanged: (id: string) => void): Promise<void> {
+    await this.sub.subscribe(CHANNEL, (id: string) => onChanged(id));
+  }
+}

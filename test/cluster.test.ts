@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { startServer, errorCode, type TestServer } from './helpers/app.js';
+import { needsSystem } from './helpers/system.js';
+import { PG_BIN, TestPostgres, TestRedis } from './helpers/cluster.js';
+
+const hasPg = needsSystem('postgresql', `${PG_BIN}/postgres`, 'cluster tests (PostgreSQL)');
+const hasRedis = needsSystem('redis-server', 'redis-server', 'cluster tests (Redis)');
+
+const JSON_PATH = '/maps/v1/autocomplete?q=amman';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `probe` until it returns true; resolves with the milliseconds it took, or -1 after `limitMs`. */
+async function within(limitMs: number, probe: () => Promise<boolean>): Promise<number> {
+  const t0 = Date.now();
+  while (Date.now() - t0 < limitMs) {
+    if (await probe()) return Date.now() - t0;
+    await sleep(25);
+  }
+  return -1;
+}
+
+describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () => {
+  const postgres = new TestPostgres();
+  const redis = new TestRedis();
+  let a: TestServer;
+  let b: TestServer;
+  let admin: string;
+
+  const adminCall = (s: TestServer, method: string, path: string, body?: unknown) =>
+    fetch(s.url + path, {
+      method,
+      headers: { 'X-API-Key': admin, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  async function createKey(on: TestServer, body: Record<string, unknown> = {}): Promise<{ id: string; key: string }> {
+    const r = await adminCall(on, 'POST', '/admin/keys', { plan: 'test', ...body });
+    expect(r.status).toBe(200);
+    const k = ((await r.json()) as { data: { key: { id: string; key: string } } }).data.key;
+    return { id: k.id, key: k.key };
+  }
+
+  beforeAll(async () => {
+    await postgres.init();
+    await redis.start();
+    // poll_ms well above 1 s: a revocation seen within 1 s on the other node came through Redis pub/sub.
+    const cluster = { postgres_url: postgres.url, redis_url: redis.url, poll_ms: 1500 };
+    a = await startServer({ cluster });
+    b = await startServer({ cluster });
+    const k = await a.app.services.keys.create({ plan: 'ops', role: 'super_admin', perMinute: 100_000, daily: 1e9 });
+    admin = k.key;
+  }, 60_000);
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await redis.destroy();
+    postgres.destroy();
+  });
+
+  it('reports both shared stores in /healthz', async () => {
+    for (const s of [a, b]) {
+      const h = (await (await s.get('/healthz')).json()) as Record<string, unknown>;
+      expect(h).toMatchObject({ status: 'ok', postgres: 'ok', redis: 'ok' });
+    }
+  });
+
+  it('a key created on A works on B at once', async () => {
+    const { key } = await createKey(a);
+    expect((await b.get(JSON_PATH, { 'X-API-Key': key })).status).toBe(200);
+    expect((await a.get(JSON_PATH, { 'X-API-Key': key })).status).toBe(200);
+  });
+
+  it('a key revoked on A is refused on B within 1 s, on JSON endpoints and the tile family', async () => {
+    const { id, key } = await createKey(a);
+    const mint = await fetch(b.url + '/maps/v1/tile-token', { method: 'POST', headers: { 'X-API-Key': key } });
+    const token = ((await mint.json()) as { data: { token: string } }).data.token;
+    const sprite = `/maps/v1/sprites/svc.json?t=${token}`;
+    // B holds the key's state in memory on every path before the revocation.
+    expect((await b.get(JSON_PATH, { 'X-API-Key': key })).status).toBe(200);
+    expect((await b.get('/maps/v1/sprites/svc.json', { 'X-API-Key': key })).status).toBe(200);
+    expect((await b.get(sprite)).status).toBe(200);
+
+    const t0 = Date.now();
+    expect((await adminCall(a, 'DELETE', `/admin/keys/${id}`)).status).toBe(200);
+    const jsonMs = await within(1000, async () => (await b.get(JSON_PATH, { 'X-API-Key': key })).status === 401);
+    const headerTileMs = await within(
+      1000,
+      async () => (await b.get('/maps/v1/sprites/svc.json', { 'X-API-Key': key })).status === 401,
+    );
+    const tokenMs = await within(1000, async () => (await b.get(sprite)).status === 401);
+    const total = Date.now() - t0;
+    expect(jsonMs).toBeGreaterThanOrEqual(0);
+    expect(headerTileMs).toBeGreaterThanOrEqual(0);
+    expect(tokenMs).toBeGreaterThanOrEqual(0);
+    expect(total).toBeLessThan(1000);
+    expect(await errorCode(await b.get(sprite))).toBe('API_KEY_REVOKED');
+    expect(await errorCode(await b.get(JSON_PATH, { 'X-API-Key': key }))).toBe('INVALID_API_KEY');
+  });
+
+  it('a per-minute limit of N hit alternately on A and B lets at most N through', async () => {
+    const n = 10;
+    const { key } = await createKey(a, { per_minute: n });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3 * n; i++) statuses.push((await (i % 2 ? b : a).get(JSON_PATH, { 'X-API-Key': key })).status);
+    const passed = statuses.filter((s) => s === 200).length;
+    expect(passed).toBeLessThanOrEqual(n);
+    expect(passed).toBeGreaterThanOrEqual(n / 2); // a whole window (or most of one, across a minute boundary)
+    expect(statuses.filter((s) => s === 429).length).toBe(3 * n - passed);
+    const denied = await a.get(JSON_PATH, { 'X-API-Key': key });
+    expect(denied.status).toBe(429);
+    expect(Number(denied.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  });
+
+  it('meters both nodes into one daily usage table', async () => {
+    const { id, key } = await createKey(a);
+    for (let i = 0; i < 3; i++) {
+      expect((await a.get(JSON_PATH, { 'X-API-Key': key })).status).toBe(200);
+      expect((await b.get(JSON_PATH, { 'X-API-Key': key })).status).toBe(200);
+    }
+    const client = new pg.Client({ connectionString: postgres.url });
+    await client.connect();
+    try {
+      let total = 0;
+      await within(3000, async () => {
+        const r = await client.query<{ n: string }>(
+          'SELECT COALESCE(SUM(requests), 0) AS n FROM usage WHERE key_id = $1',
+          [id],
+        );
+        total = Number(r.rows[0]!.n);
+        return total === 6;
+      });
+      expect(total).toBe(6);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('keeps serving with Redis stopped (limits fail open) and counts again when it returns', async () => {
+    const { key } = await createKey(a, { per_minute: 2 });
+    await redis.stop();
+    for (let i = 0; i < 6; i++) expect((await (i % 2 ? b : a).get(JSON_PATH, { 'X-API-Key': key })).status).toBe(200);
+    const h = (await (await a.get('/healthz')).json()) as Record<string, unknown>;
+    expect(h.postgres).toBe('ok');
+    expect(h.redis).not.toBe('ok');
+    // A revocation still reaches the other node, through its PostgreSQL poll.
+    const other = await createKey(a);
+    expect((await b.get(JSON_PATH, { 'X-API-Key': other.key })).status).toBe(200);
+
+    await redis.start();
+    const back = await within(5000, async () => {
+      const hb = (await (await b.get('/healthz')).json()) as Record<string, unknown>;
+      const ha = (await (await a.get('/healthz')).json()) as Record<string, unknown>;
+      return ha.redis === 'ok' && hb.redis === 'ok';
+    });
+    expect(back).toBeGreaterThanOrEqual(0);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await (i % 2 ? b : a).get(JSON_PATH, { 'X-API-Key': key })).status);
+    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(2);
+  }, 30_000);
+
+  it('answers key checks 503 MAPS_AUTH_UNAVAILABLE with PostgreSQL stopped, and recovers without a restart', async () => {
+    const { key } = await createKey(a);
+    expect((await b.get(JSON_PATH, { 'X-API-Key': key })).status).toBe(200);
+    postgres.stop();
+    const downMs = await within(8000, async () => (await b.get(JSON_PATH, { 'X-API-Key': key })).status === 503);
+    expect(downMs).toBeGreaterThanOrEqual(0);
+    for (const s of [a, b]) {
+      const r = await s.get(JSON_PATH, { 'X-API-Key': key });
+      expect(r.status).toBe(503);
+      expect(await errorCode(r)).toBe('MAPS_AUTH_UNAVAILABLE');
+      const tile = await s.get('/maps/v1/sprites/svc.json', { 'X-API-Key': key });
+      expect(tile.status).toBe(503);
+      const h = await s.get('/healthz');
+      expect(h.status).toBe(503);
+      expect(((await h.json()) as { postgres: string }).postgres).not.toBe('ok');
+    }
+    postgres.start();
+    const upMs = await within(10_000, async () => (await a.get(JSON_PATH, { 'X-API-Key': key })).status === 200);
+    expect(upMs).toBeGreaterThanOrEqual(0);
+    expect(
+      await within(5000, async () => (await b.get(JSON_PATH, { 'X-API-Key': key })).status === 200),
+    ).toBeGreaterThanOrEqual(0);
+  }, 40_000);
+});
