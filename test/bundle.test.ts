@@ -65,6 +65,7 @@ describe('the offline bundle', () => {
   it('holds dist, production node_modules with native modules, the gazetteer and the files to install', () => {
     for (const f of [
       'dist/cli/main.js',
+      'dist/console/index.html',
       'bin/svcmaps',
       'install.sh',
       'README.md',
