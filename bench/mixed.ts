@@ -17,7 +17,7 @@
  */
 import autocannon from 'autocannon';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -274,6 +274,8 @@ interface Round {
 
 async function main() {
   const { dataDir, layout } = prepareCountry();
+  // A fresh store each run: routes and searches answered from an earlier run's answer cache would not be computed.
+  for (const f of ['svcmaps.db', 'svcmaps.db-wal', 'svcmaps.db-shm']) rmSync(join(dataDir, f), { force: true });
   process.stderr.write(`serving ${join(S.root, 'dist')} over ${dataDir}\n`);
   const server = await startServer(dataDir);
   const rssStart = rssKb(server.pid);
