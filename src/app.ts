@@ -102,11 +102,12 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     );
   }
 
-  // Several nodes: keys, usage and per-minute limits move to the shared stores (see src/cluster.ts).
-  const cluster = openCluster(config.cluster, log);
+  // Several nodes: keys, usage, per-minute limits and sessions move to the shared stores (see src/cluster.ts).
+  const cluster = openCluster(config.cluster, log, nowS);
   const auth = new Authenticator({
     keys: cluster?.keys ?? keys,
     sharedStore: cluster !== undefined,
+    sharedSessions: cluster?.sessions,
     sessions: new SessionGuard(new SessionsRepo(db)),
     tileSecret: secret.ok ? secret.secret : undefined,
     jwtSecret: jwtSecret.length >= MIN_JWT_SECRET_BYTES ? jwtSecret : undefined,

@@ -6,6 +6,7 @@ import { PgUsageStore } from './store/postgres/usage.js';
 import { openRedis, redisState, type RedisClient } from './store/redis/client.js';
 import { RedisSlidingWindow } from './store/redis/limiter.js';
 import { RedisKeyEvents } from './store/redis/bus.js';
+import { RedisSessions } from './store/redis/sessions.js';
 
 /** The shared state of a node in a cluster: the adapters app.ts wires in place of the SQLite ones. */
 export interface Cluster {
@@ -14,6 +15,8 @@ export interface Cluster {
   /** Absent without Redis: per-minute limits then count per node. */
   limiter?: RedisSlidingWindow;
   events?: RedisKeyEvents;
+  /** Absent without Redis: each node then orders only the JWT sessions it has seen. */
+  sessions?: RedisSessions;
   /** Migrates PostgreSQL, loads the key mirror, connects Redis and listens for key changes. */
   start(onKeyChanged: (id: string) => void): Promise<void>;
   health(): { postgres: string; redis: string };
@@ -21,7 +24,7 @@ export interface Cluster {
 }
 
 /** Undefined when no cluster is configured: the node keeps everything in its own SQLite store. */
-export function openCluster(c: ClusterConfig, log: Logger): Cluster | undefined {
+export function openCluster(c: ClusterConfig, log: Logger, nowS: () => number): Cluster | undefined {
   if (!c.postgres_url) {
     if (c.redis_url) throw new Error('cluster.redis_url needs cluster.postgres_url (keys and usage live there)');
     return undefined;
@@ -37,12 +40,14 @@ export function openCluster(c: ClusterConfig, log: Logger): Cluster | undefined 
   }
   const limiter = pub && new RedisSlidingWindow(pub);
   const events = pub && sub && new RedisKeyEvents(pub, sub);
+  const sessions = pub && new RedisSessions(pub, nowS);
   let started = false;
   return {
     keys,
     usage,
     limiter,
     events,
+    sessions,
     async start(onKeyChanged) {
       if (started) return;
       started = true;

@@ -3,11 +3,13 @@ import pg from 'pg';
 import { startServer, errorCode, type TestServer } from './helpers/app.js';
 import { needsSystem } from './helpers/system.js';
 import { PG_BIN, TestPostgres, TestRedis } from './helpers/cluster.js';
+import { signJwt } from '../src/auth/jwt.js';
 
 const hasPg = needsSystem('postgresql', `${PG_BIN}/postgres`, 'cluster tests (PostgreSQL)');
 const hasRedis = needsSystem('redis-server', 'redis-server', 'cluster tests (Redis)');
 
 const JSON_PATH = '/maps/v1/autocomplete?q=amman';
+const JWT_SECRET = 'jwt-secret-for-cluster-tests-0123456789';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `probe` until it returns true; resolves with the milliseconds it took, or -1 after `limitMs`. */
@@ -46,8 +48,8 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
     await redis.start();
     // poll_ms well above 1 s: a revocation seen within 1 s on the other node came through Redis pub/sub.
     const cluster = { postgres_url: postgres.url, redis_url: redis.url, poll_ms: 1500 };
-    a = await startServer({ cluster });
-    b = await startServer({ cluster });
+    a = await startServer({ cluster, auth: { jwt_secret: JWT_SECRET } });
+    b = await startServer({ cluster, auth: { jwt_secret: JWT_SECRET } });
     const k = await a.app.services.keys.create({ plan: 'ops', role: 'super_admin', perMinute: 100_000, daily: 1e9 });
     admin = k.key;
   }, 60_000);
@@ -111,6 +113,18 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
     const denied = await a.get(JSON_PATH, { 'X-API-Key': key });
     expect(denied.status).toBe(429);
     expect(Number(denied.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a JWT session opened on B supersedes an older one used on A', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const jwt = (claims: Record<string, unknown>) =>
+      `Bearer ${signJwt({ sub: 'rider-7', exp: now + 3600, ...claims }, Buffer.from(JWT_SECRET))}`;
+    const old = jwt({ sid: 'sess-a', iat: now - 100 });
+    expect((await a.get(JSON_PATH, { Authorization: old })).status).toBe(200);
+    expect((await b.get(JSON_PATH, { Authorization: jwt({ sid: 'sess-b', iat: now }) })).status).toBe(200);
+    const r = await a.get(JSON_PATH, { Authorization: old });
+    expect(r.status).toBe(401);
+    expect(await errorCode(r)).toBe('SESSION_SUPERSEDED');
   });
 
   it('meters both nodes into one daily usage table', async () => {

@@ -4,7 +4,7 @@ import type { KeyRow } from '../store/keys-repo.js';
 import { assertUsable, hashKey, isWellFormedKey, keyState, lookupKey } from './api-keys.js';
 import { SUPER_ADMIN, type Caller } from './caller.js';
 import { verifyJwt } from './jwt.js';
-import type { KeyLookup } from './ports.js';
+import type { KeyLookup, SharedSessions } from './ports.js';
 import type { SessionGuard } from './sessions.js';
 import { KEY_CALLER_PREFIX, mintTileToken, verifyTileToken } from './tile-token.js';
 
@@ -22,6 +22,8 @@ export interface AuthDeps {
   /** The key store is shared by several nodes (cluster mode). */
   sharedStore?: boolean;
   sessions: SessionGuard;
+  /** Session supersede across nodes (cluster mode); without it each node orders the sessions it has seen. */
+  sharedSessions?: SharedSessions;
   /** Undefined when the data directory's secret is missing or unsafe: tile tokens then fail closed. */
   tileSecret?: Buffer;
   jwtSecret?: Buffer;
@@ -94,6 +96,7 @@ export class Authenticator {
    * through once before authentication. Undefined (nothing to wait for) on one node and for every mirrored key.
    */
   prepare(creds: Credentials): Promise<void> | undefined {
+    if (creds.bearer !== undefined && !creds.apiKey) return this.prepareSession(creds.bearer);
     const keys = this.d.keys;
     if (!this.d.sharedStore || !keys.loadByHash || !creds.apiKey || !isWellFormedKey(creds.apiKey)) return undefined;
     const h = hashKey(creds.apiKey);
@@ -105,6 +108,31 @@ export class Authenticator {
         this.cache?.delete(`h:${h}`);
       },
       () => undefined, // the key check that follows fails closed if the store is down
+    );
+  }
+
+  /**
+   * Cluster mode: a JWT session is recorded in the shared store and the subject's newest session is copied into this
+   * node's session table first, so a session opened on another node supersedes this one. A token that does not
+   * verify is left to authenticate(), which answers why; a shared store that cannot answer leaves this node's view.
+   */
+  private prepareSession(token: string): Promise<void> | undefined {
+    const shared = this.d.sharedSessions;
+    if (!shared || !this.d.jwtSecret) return undefined;
+    const now = this.d.nowS();
+    let claims;
+    try {
+      claims = verifyJwt(token, this.d.jwtSecret, now);
+    } catch {
+      return undefined;
+    }
+    const { sub, sid, exp } = claims;
+    if (!sid) return undefined;
+    return shared.observe(sub, sid, this.d.sessions.rankFor(claims, now), exp).then(
+      (latest) => {
+        if (latest) this.d.sessions.remember(sub, latest.sid, latest.rank, exp);
+      },
+      () => undefined,
     );
   }
 

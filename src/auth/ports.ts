@@ -28,3 +28,11 @@ export interface KeyStore extends KeyLookup {
 export interface KeyEvents {
   publishChanged(id: string): Promise<void>;
 }
+
+/**
+ * Session supersede across nodes: records a session's rank for its subject (first sighting wins) and answers the
+ * subject's newest session, in one atomic step. `undefined` when the shared store cannot answer.
+ */
+export interface SharedSessions {
+  observe(sub: string, sid: string, rank: number, exp: number): Promise<{ sid: string; rank: number } | undefined>;
+}

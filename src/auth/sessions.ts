@@ -11,6 +11,16 @@ export class SessionGuard {
 
   constructor(private readonly repo: SessionsRepo) {}
 
+  /** The rank this node will use for a session it has not recorded yet. */
+  rankFor(claims: JwtClaims, nowS: number): number {
+    return this.repo.rankOf(claims.sub, claims.sid!) ?? claims.iat ?? nowS;
+  }
+
+  /** A session seen by another node (from the shared store): recorded so check() orders against it. */
+  remember(sub: string, sid: string, rank: number, exp: number): void {
+    this.repo.record(sub, sid, rank, exp);
+  }
+
   check(claims: JwtClaims, nowS: number): void {
     if (!claims.sid) return;
     let rank = this.repo.rankOf(claims.sub, claims.sid);
