@@ -48,8 +48,10 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
     await redis.start();
     // poll_ms well above 1 s: a revocation seen within 1 s on the other node came through Redis pub/sub.
     const cluster = { postgres_url: postgres.url, redis_url: redis.url, poll_ms: 1500 };
-    a = await startServer({ cluster, auth: { jwt_secret: JWT_SECRET } });
-    b = await startServer({ cluster, auth: { jwt_secret: JWT_SECRET } });
+    // Static maps are stubbed: every one is a miss against the key's daily quota, at no drawing cost.
+    const staticMaps = { render: async () => Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex') };
+    a = await startServer({ cluster, auth: { jwt_secret: JWT_SECRET } }, { staticMaps });
+    b = await startServer({ cluster, auth: { jwt_secret: JWT_SECRET } }, { staticMaps });
     const k = await a.app.services.keys.create({ plan: 'ops', role: 'super_admin', perMinute: 100_000, daily: 1e9 });
     admin = k.key;
   }, 60_000);
@@ -149,6 +151,21 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
     } finally {
       await client.end();
     }
+  });
+
+  it('holds a daily quota across nodes (within one flush interval)', async () => {
+    const daily = 4;
+    const { key } = await createKey(a, { daily });
+    let passed = 0;
+    for (let i = 0; i < 10; i++) {
+      const r = await (i % 2 ? b : a).get('/maps/v1/staticmap?path=31.95,35.91,31.96,35.92', { 'X-API-Key': key });
+      if (r.status === 200) passed++;
+      else expect(await errorCode(r)).toBe('MAPS_QUOTA_EXCEEDED');
+      await sleep(150); // both nodes flush (every 50 ms here) and read the cluster's totals back
+    }
+    // Each node learns the other's misses at its next flush: at most one request per other node gets past.
+    expect(passed).toBeGreaterThanOrEqual(daily);
+    expect(passed).toBeLessThanOrEqual(daily + 1);
   });
 
   it('keeps serving with Redis stopped (limits fail open) and counts again when it returns', async () => {

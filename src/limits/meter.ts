@@ -79,9 +79,25 @@ export class Meter {
     try {
       const written = this.repo.apply(batch);
       // A shared store writes asynchronously; a failed batch is kept for the next flush all the same.
-      if (written instanceof Promise) written.catch((e: unknown) => this.keep(batch, e));
+      if (written instanceof Promise)
+        written.then(
+          () => this.followStore(batch),
+          (e: unknown) => this.keep(batch, e),
+        );
     } catch (e) {
       this.keep(batch, e);
+    }
+  }
+
+  /**
+   * A shared store answers each write with the totals of every node: quota reads follow them, so a daily quota
+   * holds across nodes within about one flush interval. Counts only grow here.
+   */
+  private followStore(batch: UsageDelta[]): void {
+    for (const d of batch) {
+      const k = `${d.keyId}|${d.day}|${d.bucket}`;
+      const n = this.repo.misses(d.keyId, d.day, d.bucket) + (this.pending.get(k)?.misses ?? 0);
+      if (n > (this.missesToday.get(k) ?? 0)) this.missesToday.set(k, n);
     }
   }
 
