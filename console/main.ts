@@ -17,6 +17,7 @@ interface Place {
   phone?: string;
   website?: string;
   photos?: string[];
+  name_localized?: { en?: string; ar?: string };
 }
 
 interface Reverse {
@@ -150,7 +151,7 @@ class Workspace {
       v ? [h('dt', {}, t(k)), h('dd', {}, v)] : [];
     const photo = p.photos?.[0];
     byId('details').replaceChildren(
-      h('h2', { id: 'place-name' }, p.name),
+      h('h2', { id: 'place-name' }, p.name_localized?.[currentLang()] || p.name),
       ...(photo ? [h('img', { src: photo, alt: `${t('photoOf')} ${p.name}`, class: 'photo' })] : []),
       h(
         'dl',

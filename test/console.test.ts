@@ -174,9 +174,12 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
     const t0 = Date.now();
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('.maplibregl-canvas').waitFor({ timeout: 20_000 });
-    await expect.poll(() => tiles.length, { timeout: 20_000, interval: 20 }).toBeGreaterThan(0);
+    // Tiles the renderer sheds under load (503/504, Retry-After) are accounted for in the last test.
+    await expect
+      .poll(() => tiles.filter((st) => st === 200).length, { timeout: 20_000, interval: 20 })
+      .toBeGreaterThan(0);
     console.info(`first tile drawn ${Date.now() - t0} ms after signing in`);
-    expect(tiles.every((st) => st === 200)).toBe(true);
+    expect(tiles.every((st) => st === 200 || st === 503 || st === 504)).toBe(true);
     expect(await page.evaluate(() => sessionStorage.getItem('svcmaps.apiKey'))).toBe(admin.key);
     expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain(admin.key);
     expect(page.url()).not.toContain(admin.key);
