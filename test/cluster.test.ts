@@ -4,6 +4,10 @@ import { startServer, errorCode, type TestServer } from './helpers/app.js';
 import { needsSystem } from './helpers/system.js';
 import { PG_BIN, TestPostgres, TestRedis } from './helpers/cluster.js';
 import { signJwt } from '../src/auth/jwt.js';
+import { cliWithEnv, serveProcess, exited } from './helpers/cli.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const hasPg = needsSystem('postgresql', `${PG_BIN}/postgres`, 'cluster tests (PostgreSQL)');
 const hasRedis = needsSystem('redis-server', 'redis-server', 'cluster tests (Redis)');
@@ -128,6 +132,55 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
     expect(r.status).toBe(401);
     expect(await errorCode(r)).toBe('SESSION_SUPERSEDED');
   });
+
+  it('svcmaps keys create|list|show|revoke work against the cluster store', async () => {
+    const env = { SVCMAPS_CLUSTER__POSTGRES_URL: postgres.url, SVCMAPS_CLUSTER__REDIS_URL: redis.url };
+    const data = mkdtempSync(join(tmpdir(), 'svcmaps-cli-'));
+    try {
+      const created = await cliWithEnv(env, 'keys', 'create', '--name', 'from-cli', '--data', data, '--json');
+      expect(created.code).toBe(0);
+      const k = JSON.parse(created.out) as { id: string; key: string };
+      expect((await a.get(JSON_PATH, { 'X-API-Key': k.key })).status).toBe(200);
+      expect((await b.get(JSON_PATH, { 'X-API-Key': k.key })).status).toBe(200);
+      const list = JSON.parse((await cliWithEnv(env, 'keys', 'list', '--data', data, '--json')).out) as {
+        id: string;
+      }[];
+      expect(list.map((x) => x.id)).toContain(k.id);
+      const show = JSON.parse((await cliWithEnv(env, 'keys', 'show', k.id, '--data', data, '--json')).out);
+      expect(show).toMatchObject({ id: k.id, name: 'from-cli', state: 'active' });
+      expect((await cliWithEnv(env, 'keys', 'revoke', k.id, '--data', data, '--json')).code).toBe(0);
+      const ms = await within(1000, async () => (await b.get(JSON_PATH, { 'X-API-Key': k.key })).status === 401);
+      expect(ms).toBeGreaterThanOrEqual(0);
+      expect((await a.get(JSON_PATH, { 'X-API-Key': k.key })).status).toBe(401);
+      const missing = await cliWithEnv(env, 'keys', 'show', 'key_0000000000000000', '--data', data);
+      expect(missing.code).not.toBe(0);
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it('a node killed with -9 does not disturb the others', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svcmaps-node-c-'));
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ cluster: { postgres_url: postgres.url, redis_url: redis.url } }));
+    const c = await serveProcess(['--data', join(dir, 'data'), '--config', config]);
+    try {
+      const { key } = await createKey(a, { per_minute: 1000 });
+      expect((await fetch(c.url + JSON_PATH, { headers: { 'X-API-Key': key } })).status).toBe(200);
+      c.proc.kill('SIGKILL');
+      await exited(c.proc);
+      for (let i = 0; i < 4; i++) expect((await (i % 2 ? b : a).get(JSON_PATH, { 'X-API-Key': key })).status).toBe(200);
+      const { id, key: other } = await createKey(b);
+      expect((await a.get(JSON_PATH, { 'X-API-Key': other })).status).toBe(200);
+      expect((await adminCall(b, 'DELETE', `/admin/keys/${id}`)).status).toBe(200);
+      expect(
+        await within(1000, async () => (await a.get(JSON_PATH, { 'X-API-Key': other })).status === 401),
+      ).toBeGreaterThanOrEqual(0);
+    } finally {
+      if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('meters both nodes into one daily usage table', async () => {
     const { id, key } = await createKey(a);

@@ -2,7 +2,9 @@ import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { AppError } from '../core/errors.js';
 import { parseDuration } from '../core/duration.js';
 import { systemClock, nowSeconds } from '../core/clock.js';
-import { KeyAdmin, type KeyView } from '../auth/key-admin.js';
+import { KeyAdmin, SharedKeyAdmin, type KeyAdminApi, type KeyView } from '../auth/key-admin.js';
+import { openCluster } from '../cluster.js';
+import { silentLogger } from '../core/log.js';
 import { KEY_ID_RE } from '../auth/api-keys.js';
 import { SUPER_ADMIN } from '../auth/caller.js';
 import { openDb } from '../store/db.js';
@@ -13,20 +15,38 @@ import { commandConfig, positiveInt, type CommonOptions } from './options.js';
 
 const ROLES = ['user', SUPER_ADMIN];
 
-/** Opens the store the server uses; WAL lets this run while a server is up on the same data directory. */
-function withAdmin<T>(
+/**
+ * Opens the store the server uses: the data directory's SQLite (WAL lets this run while a server is up on it), or,
+ * with a `cluster` section, the shared PostgreSQL, announcing changes over Redis so every node follows at once.
+ */
+async function withAdmin<T>(
   io: Io,
   opts: CommonOptions,
-  fn: (admin: KeyAdmin, defaults: ReturnType<typeof commandConfig>) => T,
-): T {
+  fn: (admin: KeyAdminApi, defaults: ReturnType<typeof commandConfig>) => T | Promise<T>,
+): Promise<T> {
   const config = commandConfig(io, opts);
+  const nowS = () => nowSeconds(systemClock);
+  const notFound = (e: unknown) => {
+    if (e instanceof AppError && e.code === 'KEY_NOT_FOUND') throw new CliError(e.message);
+    throw e;
+  };
+  const cluster = openCluster(config.cluster, silentLogger, nowS);
+  if (cluster) {
+    try {
+      await cluster.start(() => undefined);
+      return await fn(new SharedKeyAdmin(cluster.keys, cluster.events, nowS), config);
+    } catch (e) {
+      return notFound(e);
+    } finally {
+      await cluster.close();
+    }
+  }
   const dir = prepareDataDir(config.data_dir);
   const db = openDb(dir.storePath);
   try {
-    return fn(new KeyAdmin(new KeysRepo(db), () => nowSeconds(systemClock)), config);
+    return await fn(new KeyAdmin(new KeysRepo(db), nowS), config);
   } catch (e) {
-    if (e instanceof AppError && e.code === 'KEY_NOT_FOUND') throw new CliError(e.message);
-    throw e;
+    return notFound(e);
   } finally {
     db.close();
   }
@@ -84,8 +104,8 @@ export function makeKeysCommand(io: Io): CommandUnknownOpts {
       const expiresInS = o.expiresIn === undefined ? undefined : parseDuration(o.expiresIn);
       if (o.expiresIn !== undefined && expiresInS === undefined)
         throw new CliError(`--expires-in must look like 30d, 12h, 15m or 90s, got "${o.expiresIn}"`);
-      withAdmin(io, o, (admin, cfg) => {
-        const k = admin.create({
+      return withAdmin(io, o, async (admin, cfg) => {
+        const k = await admin.create({
           name: o.name,
           plan: o.plan ?? cfg.limits.default_plan,
           role: o.role,
@@ -99,15 +119,15 @@ export function makeKeysCommand(io: Io): CommandUnknownOpts {
     });
 
   common(keys.command('list').description('list API keys (never their secrets)')).action((o) =>
-    withAdmin(io, o, (admin) => {
-      const all = admin.list();
+    withAdmin(io, o, async (admin) => {
+      const all = await admin.list();
       io.out(o.json ? JSON.stringify(all) + '\n' : table(all));
     }),
   );
 
   common(keys.command('show').description('show one API key').argument('<id>')).action((id: string, o) =>
-    withAdmin(io, o, (admin) => {
-      const k = admin.show(checkId(id));
+    withAdmin(io, o, async (admin) => {
+      const k = await admin.show(checkId(id));
       io.out(o.json ? JSON.stringify(k) + '\n' : describe(k));
     }),
   );
@@ -118,8 +138,8 @@ export function makeKeysCommand(io: Io): CommandUnknownOpts {
       .description('revoke an API key at once (tile tokens of it stop within the key cache lifetime)')
       .argument('<id>'),
   ).action((id: string, o) =>
-    withAdmin(io, o, (admin) => {
-      const k = admin.revoke(checkId(id));
+    withAdmin(io, o, async (admin) => {
+      const k = await admin.revoke(checkId(id));
       io.out(o.json ? JSON.stringify(k) + '\n' : `Revoked ${k.id} at ${k.revoked_at}\n`);
     }),
   );
