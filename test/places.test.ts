@@ -228,5 +228,5 @@ describe('OSM imports through the CLI', () => {
     expect(after.data.predictions.map((p: Pred) => p.place_id)).toEqual(
       before.data.predictions.map((p: Pred) => p.place_id),
     );
-  });
+  }, 120_000); // a full places import in a child process: tens of seconds on a busy 2-core machine
 });
