@@ -45,6 +45,7 @@ import { RequestMetrics } from './ops/request-metrics.js';
 import { ReloadHooks, type ReloadResult } from './ops/reload.js';
 import { listenMetrics, metricsRoute, type MetricsServer } from './ops/metrics-http.js';
 import { registerServiceGauges, timedOrigin } from './ops/app-metrics.js';
+import { readQuotas } from './ops/quotas.js';
 import { createOrigin } from './tiles/factory.js';
 
 /** Collaborators a caller may replace (tests, self-test); everything else is built from config. */
@@ -191,6 +192,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
       ...(cluster ? cluster.health() : { postgres: sqlCheck(), redis: hot.check() }),
       svc_wired: config.engine_enabled,
     }),
+    quotas: (nowMs) => (cluster ? cluster.quotas(nowMs) : readQuotas(config.data_dir, nowMs)),
   };
 
   const requests = new RequestMetrics(metrics);

@@ -1,5 +1,7 @@
 import type { ClusterConfig } from './config/defaults.js';
 import type { Logger } from './core/log.js';
+import { utcDay } from './core/clock.js';
+import { quotaSnapshot, type QuotaSnapshot } from './ops/quotas.js';
 import { migratePg, openPgPool, type PgPool } from './store/postgres/pool.js';
 import { PgKeyStore } from './store/postgres/keys.js';
 import { PgUsageStore } from './store/postgres/usage.js';
@@ -20,6 +22,8 @@ export interface Cluster {
   /** Migrates PostgreSQL, loads the key mirror, connects Redis and listens for key changes. */
   start(onKeyChanged: (id: string) => void): Promise<void>;
   health(): { postgres: string; redis: string };
+  /** Keys and today's usage of every node (GET /admin/usage, `svcmaps quotas`). */
+  quotas(nowMs: number, keyId?: string): Promise<QuotaSnapshot>;
   close(): Promise<void>;
 }
 
@@ -67,6 +71,10 @@ export function openCluster(c: ClusterConfig, log: Logger, nowS: () => number): 
         await Promise.race([Promise.all([connecting, listening]), new Promise((r) => setTimeout(r, 2000).unref())]);
       }
       log.info('cluster store ready', { postgres: keys.state(), redis: pub ? redisState(pub) : 'not configured' });
+    },
+    async quotas(nowMs, keyId) {
+      const [all, today, last] = await Promise.all([keys.list(), usage.forDay(utcDay(nowMs)), usage.lastSeenByKey()]);
+      return quotaSnapshot(nowMs, all, today, last, keyId);
     },
     health() {
       return { postgres: keys.state(), redis: pub ? redisState(pub) : 'ok' };

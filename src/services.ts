@@ -11,6 +11,7 @@ import type { StaticMapRenderer } from './tiles/staticmap.js';
 import type { GlyphStore } from './resources/glyphs.js';
 import type { BundledStyle } from './resources/styles.js';
 import type { PhotoSource } from './places/photos.js';
+import type { QuotaSnapshot } from './ops/quotas.js';
 
 export interface Health {
   postgres: string;
@@ -37,4 +38,6 @@ export interface Services {
   glyphs: GlyphStore;
   style: BundledStyle;
   health(): Health;
+  /** Keys and today's usage: this node's SQLite store, or every node's in a cluster. */
+  quotas(nowMs: number): QuotaSnapshot | Promise<QuotaSnapshot>;
 }

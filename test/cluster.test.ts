@@ -204,6 +204,13 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
     } finally {
       await client.end();
     }
+    // Every node's usage, from any node and from the CLI.
+    const usage = await (await adminCall(b, 'GET', '/admin/usage')).json();
+    expect(usage.data.keys.find((k: any) => k.id === id).buckets.gather.requests).toBe(6);
+    const env = { SVCMAPS_CLUSTER__POSTGRES_URL: postgres.url, SVCMAPS_CLUSTER__REDIS_URL: redis.url };
+    const q = await cliWithEnv(env, 'quotas', '--key', id, '--json', '--data', b.dataDir);
+    expect(q.code).toBe(0);
+    expect(JSON.parse(q.out).keys[0]).toMatchObject({ id, requests: 6 });
   });
 
   it('holds a daily quota across nodes (within one flush interval)', async () => {

@@ -4,8 +4,8 @@ import { utcDay } from '../core/clock.js';
 import { keyState } from '../auth/api-keys.js';
 import { openDb } from '../store/db.js';
 import { STORE_FILE } from '../store/data-dir.js';
-import { KeysRepo } from '../store/keys-repo.js';
-import { UsageRepo, type Bucket } from '../store/usage-repo.js';
+import { KeysRepo, type KeyRow } from '../store/keys-repo.js';
+import { UsageRepo, type Bucket, type UsageRow } from '../store/usage-repo.js';
 
 export interface BucketUse {
   requests: number;
@@ -45,37 +45,47 @@ export function readQuotas(dataDir: string, nowMs = Date.now(), keyId?: string):
   const db = openDb(file, { readonly: true });
   try {
     const usage = new UsageRepo(db);
-    const today = usage.forDay(day);
-    const last = usage.lastSeenByKey();
-    const keys = new KeysRepo(db).list().filter((k) => !keyId || k.id === keyId);
-    return {
-      day,
-      at: nowMs,
-      keys: keys.map((k) => {
-        const buckets: Record<Bucket, BucketUse> = {
-          gather: { requests: 0, misses: 0 },
-          tiles: { requests: 0, misses: 0 },
-          tile_family: { requests: 0, misses: 0 },
-        };
-        for (const u of today) if (u.key_id === k.id) buckets[u.bucket] = { requests: u.requests, misses: u.misses };
-        const seen = last.get(k.id);
-        return {
-          id: k.id,
-          name: k.name,
-          plan: k.plan,
-          state: keyState(k, Math.floor(nowMs / 1000)),
-          per_minute: k.per_minute,
-          daily: k.daily,
-          buckets,
-          requests: buckets.gather.requests + buckets.tiles.requests + buckets.tile_family.requests,
-          used: Math.max(buckets.gather.misses, buckets.tiles.misses) / k.daily,
-          last_seen: seen ? new Date(seen * 1000).toISOString() : null,
-        };
-      }),
-    };
+    return quotaSnapshot(nowMs, new KeysRepo(db).list(), usage.forDay(day), usage.lastSeenByKey(), keyId);
   } finally {
     db.close();
   }
+}
+
+/** The snapshot from rows of any store: keys, today's usage rows and each key's last request time. */
+export function quotaSnapshot(
+  nowMs: number,
+  allKeys: KeyRow[],
+  today: UsageRow[],
+  last: Map<string, number>,
+  keyId?: string,
+): QuotaSnapshot {
+  const day = utcDay(nowMs);
+  const keys = allKeys.filter((k) => !keyId || k.id === keyId);
+  return {
+    day,
+    at: nowMs,
+    keys: keys.map((k) => {
+      const buckets: Record<Bucket, BucketUse> = {
+        gather: { requests: 0, misses: 0 },
+        tiles: { requests: 0, misses: 0 },
+        tile_family: { requests: 0, misses: 0 },
+      };
+      for (const u of today) if (u.key_id === k.id) buckets[u.bucket] = { requests: u.requests, misses: u.misses };
+      const seen = last.get(k.id);
+      return {
+        id: k.id,
+        name: k.name,
+        plan: k.plan,
+        state: keyState(k, Math.floor(nowMs / 1000)),
+        per_minute: k.per_minute,
+        daily: k.daily,
+        buckets,
+        requests: buckets.gather.requests + buckets.tiles.requests + buckets.tile_family.requests,
+        used: Math.max(buckets.gather.misses, buckets.tiles.misses) / k.daily,
+        last_seen: seen ? new Date(seen * 1000).toISOString() : null,
+      };
+    }),
+  };
 }
 
 /** Requests per minute per key between two snapshots of the same day. */

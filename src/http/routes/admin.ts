@@ -1,7 +1,6 @@
 import { AppError } from '../../core/errors.js';
 import { KEY_ID_RE } from '../../auth/api-keys.js';
 import type { CreateKeyInput } from '../../auth/key-admin.js';
-import { readQuotas } from '../../ops/quotas.js';
 import { inspectDataDir } from '../../ops/status.js';
 import type { Services } from '../../services.js';
 import { ok } from '../envelope.js';
@@ -75,7 +74,7 @@ export function register(router: Router, s: Services): void {
       pattern: '/admin/usage',
       surface: 'admin',
       // Read from the store: counters trail the server by the meter's flush interval (about a second).
-      handler: () => ok(readQuotas(s.config.data_dir, s.clock.nowMs()), NO_STORE),
+      handler: async () => ok(await s.quotas(s.clock.nowMs()), NO_STORE),
     },
     {
       method: 'GET',

@@ -1,5 +1,5 @@
 import type { UsageStore } from '../../limits/ports.js';
-import type { Bucket, UsageDelta } from '../usage-repo.js';
+import type { Bucket, UsageDelta, UsageRow } from '../usage-repo.js';
 import type { PgPool } from './pool.js';
 
 /**
@@ -36,5 +36,18 @@ export class PgUsageStore implements UsageStore {
 
   misses(keyId: string, day: string, bucket: Bucket): number {
     return this.totals.get(`${keyId}|${day}|${bucket}`) ?? 0;
+  }
+
+  async forDay(day: string): Promise<UsageRow[]> {
+    const r = await this.pool.query<UsageRow>('SELECT * FROM usage WHERE day = $1 ORDER BY key_id, bucket', [day]);
+    return r.rows;
+  }
+
+  /** Last request time (Unix seconds) per key over all recorded days. */
+  async lastSeenByKey(): Promise<Map<string, number>> {
+    const r = await this.pool.query<{ key_id: string; last_seen: number }>(
+      'SELECT key_id, MAX(last_seen) AS last_seen FROM usage GROUP BY key_id',
+    );
+    return new Map(r.rows.map((row) => [row.key_id, row.last_seen]));
   }
 }
