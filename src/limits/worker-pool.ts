@@ -34,7 +34,11 @@ export interface WorkerPoolOptions {
   init: unknown;
   /** How long an abandoned task may keep its thread before the thread is terminated and replaced. */
   stuckMs?: number;
-  /** Niceness of the threads (default 10: they yield the CPU to the HTTP thread; 0 = as the process). */
+  /**
+   * Niceness of the threads (0 = as the process). The default, 4, gives the HTTP thread about 2.5 times an engine
+   * thread's share of a contended core: hot requests stay fast and long searches still progress (at 10, with a
+   * load generator on the same 2 cores, routes and searches starved: answer p50 x4-8).
+   */
   nice?: number;
 }
 
@@ -187,7 +191,7 @@ export class WorkerPool {
 
   private spawn(index: number): Slot {
     Atomics.store(this.cancel, index, 0);
-    const data: HostData = { slot: index, cancel: this.cancel, init: this.state, nice: this.o.nice ?? 10 };
+    const data: HostData = { slot: index, cancel: this.cancel, init: this.state, nice: this.o.nice ?? 4 };
     const here = this.o.here;
     const worker = here.endsWith('.ts')
       ? new Worker(
