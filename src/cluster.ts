@@ -2,6 +2,8 @@ import type { ClusterConfig } from './config/defaults.js';
 import type { Logger } from './core/log.js';
 import { utcDay } from './core/clock.js';
 import { quotaSnapshot, type QuotaSnapshot } from './ops/quotas.js';
+import type { KeyRow } from './store/keys-repo.js';
+import type { UsageRow } from './store/usage-repo.js';
 import { migratePg, openPgPool, type PgPool } from './store/postgres/pool.js';
 import { PgKeyStore } from './store/postgres/keys.js';
 import { PgUsageStore } from './store/postgres/usage.js';
@@ -24,6 +26,8 @@ export interface Cluster {
   health(): { postgres: string; redis: string };
   /** Keys and today's usage of every node (GET /admin/usage, `svcmaps quotas`). */
   quotas(nowMs: number, keyId?: string): Promise<QuotaSnapshot>;
+  /** `svcmaps cluster migrate`: a single node's keys and usage rows into PostgreSQL; counts of rows written. */
+  importFrom(keyRows: KeyRow[], usageRows: UsageRow[]): Promise<{ keys: number; usage: number }>;
   close(): Promise<void>;
 }
 
@@ -75,6 +79,12 @@ export function openCluster(c: ClusterConfig, log: Logger, nowS: () => number): 
     async quotas(nowMs, keyId) {
       const [all, today, last] = await Promise.all([keys.list(), usage.forDay(utcDay(nowMs)), usage.lastSeenByKey()]);
       return quotaSnapshot(nowMs, all, today, last, keyId);
+    },
+    async importFrom(keyRows, usageRows) {
+      const added = await keys.importRows(keyRows);
+      const rows = await usage.importRows(usageRows);
+      await keys.sync();
+      return { keys: added, usage: rows };
     },
     health() {
       return { postgres: keys.state(), redis: pub ? redisState(pub) : 'ok' };

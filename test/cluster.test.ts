@@ -159,6 +159,32 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
     }
   }, 30_000);
 
+  it("svcmaps cluster migrate copies a single node's keys and today's usage into PostgreSQL", async () => {
+    const single = await startServer(); // one node on its own SQLite store
+    const env = { SVCMAPS_CLUSTER__POSTGRES_URL: postgres.url, SVCMAPS_CLUSTER__REDIS_URL: redis.url };
+    try {
+      const k = single.key();
+      const revoked = single.key();
+      single.app.services.keyAdmin.revoke(revoked.id);
+      for (let i = 0; i < 3; i++) expect((await single.get(JSON_PATH, { 'X-API-Key': k.key })).status).toBe(200);
+      single.app.meter.flush();
+      const first = await cliWithEnv(env, 'cluster', 'migrate', '--data', single.dataDir, '--json');
+      expect(first.code).toBe(0);
+      expect(JSON.parse(first.out)).toMatchObject({ keys_added: 2, usage_rows: 1 });
+      // The same key, revoked or not, on both cluster nodes.
+      expect((await b.get(JSON_PATH, { 'X-API-Key': k.key })).status).toBe(200);
+      expect(await errorCode(await a.get(JSON_PATH, { 'X-API-Key': revoked.key }))).toBe('INVALID_API_KEY');
+      const again = await cliWithEnv(env, 'cluster', 'migrate', '--data', single.dataDir, '--json');
+      expect(JSON.parse(again.out)).toMatchObject({ keys_added: 0 });
+      const usage = (await (await adminCall(a, 'GET', '/admin/usage')).json());
+      const row = usage.data.keys.find((x: any) => x.id === k.id);
+      expect(row.buckets.gather.requests).toBeGreaterThanOrEqual(3); // copied once, not twice
+      expect(row.buckets.gather.requests).toBeLessThan(6);
+    } finally {
+      await single.close();
+    }
+  }, 30_000);
+
   it('a node killed with -9 does not disturb the others', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svcmaps-node-c-'));
     const config = join(dir, 'config.json');

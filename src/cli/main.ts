@@ -10,6 +10,7 @@ import { makeQuotasCommand } from './quotas.js';
 import { makeStatusCommand } from './status.js';
 import { makeConfigCommand } from './config.js';
 import { makeReloadCommand } from './reload.js';
+import { makeClusterCommand } from './cluster.js';
 
 export function makeProgram(io: Io): CommandUnknownOpts {
   const program = new Command('svcmaps')
@@ -26,6 +27,7 @@ export function makeProgram(io: Io): CommandUnknownOpts {
   program.addCommand(makeSelftestCommand(io));
   program.addCommand(makeReloadCommand(io));
   program.addCommand(makeConfigCommand(io));
+  program.addCommand(makeClusterCommand(io));
   const configure = (c: CommandUnknownOpts) => {
     c.exitOverride();
     c.configureOutput({ writeOut: io.out, writeErr: io.err });

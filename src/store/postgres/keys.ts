@@ -156,6 +156,35 @@ export class PgKeyStore implements KeyStore {
     return r.rows.length > 0;
   }
 
+  /** Copies rows as they are (ids, hashes, states, times); rows already present are left alone. */
+  async importRows(rows: KeyRow[]): Promise<number> {
+    let added = 0;
+    for (const k of rows) {
+      const r = await this.pool.query(
+        `INSERT INTO api_keys (id, key_hash, key_prefix, name, plan, role, scopes, per_minute, daily, active, created_at,
+           expires_at, revoked_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING`,
+        [
+          k.id,
+          k.key_hash,
+          k.key_prefix,
+          k.name,
+          k.plan,
+          k.role,
+          k.scopes,
+          k.per_minute,
+          k.daily,
+          k.active,
+          k.created_at,
+          k.expires_at,
+          k.revoked_at,
+        ],
+      );
+      added += r.rowCount ?? 0;
+    }
+    return added;
+  }
+
   async list(): Promise<KeyRow[]> {
     const r = await this.pool.query<PgKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
     return r.rows.map(strip);

@@ -38,6 +38,31 @@ export class PgUsageStore implements UsageStore {
     return this.totals.get(`${keyId}|${day}|${bucket}`) ?? 0;
   }
 
+  /**
+   * Copies usage rows from a single node's store. Counts merge by maximum, so running the copy twice does not count
+   * a day twice (the copy is meant for the moment a node joins, before it meters into PostgreSQL).
+   */
+  async importRows(rows: UsageRow[]): Promise<number> {
+    if (!rows.length) return 0;
+    const r = await this.pool.query(
+      `INSERT INTO usage (key_id, day, bucket, requests, misses, last_seen)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])
+       ON CONFLICT (key_id, day, bucket) DO UPDATE SET
+         requests = GREATEST(usage.requests, excluded.requests),
+         misses = GREATEST(usage.misses, excluded.misses),
+         last_seen = GREATEST(usage.last_seen, excluded.last_seen)`,
+      [
+        rows.map((u) => u.key_id),
+        rows.map((u) => u.day),
+        rows.map((u) => u.bucket),
+        rows.map((u) => u.requests),
+        rows.map((u) => u.misses),
+        rows.map((u) => u.last_seen),
+      ],
+    );
+    return r.rowCount ?? 0;
+  }
+
   async forDay(day: string): Promise<UsageRow[]> {
     const r = await this.pool.query<UsageRow>('SELECT * FROM usage WHERE day = $1 ORDER BY key_id, bucket', [day]);
     return r.rows;

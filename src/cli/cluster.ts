@@ -1,0 +1,44 @@
+import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { nowSeconds, systemClock, utcDay } from '../core/clock.js';
+import { silentLogger } from '../core/log.js';
+import { openCluster } from '../cluster.js';
+import { openDb } from '../store/db.js';
+import { prepareDataDir } from '../store/data-dir.js';
+import { KeysRepo } from '../store/keys-repo.js';
+import { UsageRepo } from '../store/usage-repo.js';
+import { CliError, type Io } from './io.js';
+import { commandConfig } from './options.js';
+
+export function makeClusterCommand(io: Io): CommandUnknownOpts {
+  const cluster = new Command('cluster').description('several nodes sharing PostgreSQL and Redis');
+  cluster
+    .command('migrate')
+    .description("copy a single node's keys and today's usage from its SQLite store into the cluster's PostgreSQL")
+    .option('--data <dir>', 'data directory of the single node (env SVCMAPS_DATA)')
+    .option('--config <file>', 'config file (JSON) with the cluster section (or env SVCMAPS_CLUSTER__POSTGRES_URL)')
+    .option('--json', 'machine-readable output')
+    .action(async (o) => {
+      const config = commandConfig(io, o);
+      const shared = openCluster(config.cluster, silentLogger, () => nowSeconds(systemClock));
+      if (!shared)
+        throw new CliError('no cluster configured: set cluster.postgres_url (or SVCMAPS_CLUSTER__POSTGRES_URL)');
+      const db = openDb(prepareDataDir(config.data_dir).storePath);
+      try {
+        const day = utcDay(Date.now());
+        const keys = new KeysRepo(db).list();
+        const usage = new UsageRepo(db).forDay(day);
+        await shared.start(() => undefined);
+        const copied = await shared.importFrom(keys, usage);
+        const result = { day, keys: keys.length, keys_added: copied.keys, usage_rows: copied.usage };
+        io.out(
+          o.json
+            ? JSON.stringify(result) + '\n'
+            : `Copied ${copied.keys} of ${keys.length} keys (the others were there already) and ${copied.usage} usage rows of ${day} into PostgreSQL.\n`,
+        );
+      } finally {
+        db.close();
+        await shared.close();
+      }
+    });
+  return cluster;
+}
