@@ -3,6 +3,7 @@
 #
 # Usage: ./install.sh [--prefix DIR] [--data DIR] [--user NAME] [--port N]
 #                     [--host H] [--start] [--no-systemd] [--unit-file PATH]
+#                     [--print-nginx]
 #                     [-h|--help]
 #
 # Steps:
@@ -88,6 +89,10 @@ Options:
                  write the unit to PATH (a .service file) instead of
                  $SYSTEM_UNIT_FILE; no daemon-reload, no start,
                  works without root (e.g. for systemd-analyze verify)
+  --print-nginx  print the nginx site for this --host/--port (from
+                 deploy/nginx.conf) and exit without installing; put it in
+                 /etc/nginx/sites-available/svcmaps and link it from
+                 sites-enabled
   -h, --help     show this help
 
 Options also accept the --opt=value form.
@@ -110,6 +115,7 @@ PORT=8080
 HOST=127.0.0.1
 START=0
 WANT_SYSTEMD=1
+PRINT_NGINX=0
 UNIT_FILE_GIVEN=''
 
 while [[ $# -gt 0 ]]; do
@@ -136,11 +142,12 @@ while [[ $# -gt 0 ]]; do
         --unit-file) UNIT_FILE_GIVEN=$val ;;
       esac
       ;;
-    --start|--no-systemd|-h|--help)
+    --start|--no-systemd|--print-nginx|-h|--help)
       [[ $inline -eq 0 ]] || usage_error "$opt takes no value"
       case $opt in
         --start)      START=1 ;;
         --no-systemd) WANT_SYSTEMD=0 ;;
+        --print-nginx) PRINT_NGINX=1 ;;
         -h|--help)    usage; exit 0 ;;
       esac
       ;;
@@ -161,6 +168,17 @@ IS_ROOT=0
 CURRENT_USER=$(id -un)
 
 # ------------------------------------------------------------ validation ----
+
+# --print-nginx: the shipped site, pointed at this appliance's address, and nothing else.
+if [[ $PRINT_NGINX -eq 1 ]]; then
+  [[ $PORT =~ ^[0-9]+$ && $PORT -ge 1 && $PORT -le 65535 ]] || usage_error "--port must be 1-65535 (got '$PORT')"
+  [[ $HOST =~ ^[A-Za-z0-9.:-]+$ ]] || usage_error "--host '$HOST' is not an address"
+  upstream=$HOST
+  [[ $upstream == 0.0.0.0 || $upstream == :: ]] && upstream=127.0.0.1 # listening everywhere: nginx reaches it locally
+  [[ -f $SCRIPT_DIR/deploy/nginx.conf ]] || die "deploy/nginx.conf is missing beside $SCRIPT_NAME"
+  sed "s/server 127\.0\.0\.1:8080;/server $upstream:$PORT;/" "$SCRIPT_DIR/deploy/nginx.conf"
+  exit 0
+fi
 
 # Paths end up in a systemd unit and in printed shell commands: keep them plain.
 check_path_chars() { # name value

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -274,5 +274,30 @@ describe.skipIf(!haveNginx && !haveHaproxy)('the proxies themselves', () => {
     const direct = await call(app.url, `/maps/v1/tiles/0/0/0.png?t=${token}`, '127.0.0.1');
     expect(direct.status).toBe(200);
     expect(direct.headers['ratelimit-remaining']).toBe(String(TILE_IP_LIMIT - 1));
+  });
+});
+
+describe('install.sh --print-nginx', () => {
+  const run = (...args: string[]) =>
+    spawnSync('bash', [join(__dirname, '..', 'install.sh'), '--print-nginx', ...args], { encoding: 'utf8' });
+
+  it('prints the shipped site pointed at the given port, and installs nothing', () => {
+    const data = join(mkdtempSync(join(tmpdir(), 'svcmaps-nginx-')), 'data');
+    const r = run('--port', '9090', '--data', data);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe(
+      readFileSync(join(__dirname, '..', 'deploy', 'nginx.conf'), 'utf8').replace(
+        'server 127.0.0.1:8080;',
+        'server 127.0.0.1:9090;',
+      ),
+    );
+    expect(existsSync(data)).toBe(false);
+  });
+
+  it('points at 127.0.0.1 for a server listening everywhere, and refuses a bad port', () => {
+    expect(run('--host', '0.0.0.0', '--port', '8081').stdout).toContain('server 127.0.0.1:8081;');
+    const bad = run('--port', '70000');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^ERROR: --port must be 1-65535/);
   });
 });
