@@ -176,7 +176,7 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
       expect(await errorCode(await a.get(JSON_PATH, { 'X-API-Key': revoked.key }))).toBe('INVALID_API_KEY');
       const again = await cliWithEnv(env, 'cluster', 'migrate', '--data', single.dataDir, '--json');
       expect(JSON.parse(again.out)).toMatchObject({ keys_added: 0 });
-      const usage = (await (await adminCall(a, 'GET', '/admin/usage')).json());
+      const usage = await (await adminCall(a, 'GET', '/admin/usage')).json();
       const row = usage.data.keys.find((x: any) => x.id === k.id);
       expect(row.buckets.gather.requests).toBeGreaterThanOrEqual(3); // copied once, not twice
       expect(row.buckets.gather.requests).toBeLessThan(6);
