@@ -17,6 +17,10 @@ export default defineConfig({
       include: ['src/**/*.{ts,tsx}'],
       reporter: ['text-summary', 'json-summary'],
       reportsDirectory: 'test-output/coverage',
+      reportOnFailure: true,
+      // Measured on a full CI run: 91.7% lines, 89.2% statements, 89.7% functions, 80.5% branches. The margin below
+      // them absorbs timing-dependent paths (retries, timeouts) that differ from run to run.
+      thresholds: { lines: 91, statements: 88.5, functions: 89, branches: 79.5 },
     },
   },
 });
