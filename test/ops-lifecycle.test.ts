@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, exited, serveProcess as serve } from './helpers/cli.js';
+import { spawn } from 'node:child_process';
+import { lockDataDir } from '../src/store/server-lock.js';
 
 describe('reload without a restart', () => {
   let dir: string;
@@ -77,6 +79,30 @@ describe('reload without a restart', () => {
     const r = await cli('reload', '--data', data);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/^svcmaps: stale svcmaps.pid .*not running\n$/);
+  });
+
+  it('never signals a live process that is not the server holding the directory (a pid reused after a crash)', async () => {
+    const data = join(dir, 'reused');
+    await cli('keys', 'list', '--data', data);
+    // A server ran here once (its lock file exists) and crashed; its pid now belongs to an unrelated program.
+    lockDataDir(data, { pid: 1, started_at: '' }).release();
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      writeFileSync(
+        join(data, 'svcmaps.pid'),
+        JSON.stringify({ pid: other.pid, url: 'http://127.0.0.1:1', started_at: '' }),
+      );
+      const r = await cli('reload', '--data', data);
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(
+        /^svcmaps: stale svcmaps.pid .*is running but is not a svcmaps server of this directory\n$/,
+      );
+      await new Promise((res) => setTimeout(res, 200));
+      expect(other.exitCode).toBeNull(); // SIGHUP would have ended it
+      expect(other.signalCode).toBeNull();
+    } finally {
+      other.kill('SIGKILL');
+    }
   });
 });
 

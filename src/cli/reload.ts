@@ -1,5 +1,6 @@
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { prepareDataDir } from '../store/data-dir.js';
+import { lockHolder } from '../store/server-lock.js';
 import { processAlive, readPidFile, readReloadStatus, type ReloadStatus } from '../ops/pidfile.js';
 import { CliError, type Io } from './io.js';
 import { commandConfig, positiveInt } from './options.js';
@@ -37,6 +38,17 @@ export function makeReloadCommand(io: Io): CommandUnknownOpts {
       if (!info) throw new CliError(`no server is running on ${root} (no svcmaps.pid; start one with svcmaps serve)`);
       if (!processAlive(info.pid))
         throw new CliError(`stale svcmaps.pid in ${root}: process ${info.pid} is not running`);
+      // A live pid is not proof: after a crash the pid may belong to another program, which SIGHUP would stop. The
+      // running server holds the data directory's lock; signal only the process that does.
+      const holder = lockHolder(root);
+      if (holder === undefined)
+        throw new CliError(
+          `stale svcmaps.pid in ${root}: process ${info.pid} is running but is not a svcmaps server of this directory`,
+        );
+      if (holder !== 'unknown' && holder.pid !== 0 && holder.pid !== info.pid)
+        throw new CliError(
+          `svcmaps.pid in ${root} names process ${info.pid}, but the server holding the directory is ${holder.pid}`,
+        );
       // Second precision: the status timestamp is compared with the moment the signal left.
       const since = Date.now() - 1;
       process.kill(info.pid, 'SIGHUP');

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** `<data>/svcmaps.lock`: a small SQLite file whose write lock a running server holds for as long as it lives. */
@@ -88,3 +89,28 @@ function readOwner(db: Database.Database): LockOwner | undefined {
 }
 
 const defaultOwner = (): LockOwner => ({ pid: process.pid, started_at: new Date().toISOString() });
+
+/**
+ * Who holds the data directory's lock right now: the running server (its recorded owner), or undefined when no server
+ * holds it (so a pid file naming a live process names somebody else, e.g. a pid reused after a crash). Probing takes
+ * the lock for an instant when it is free. 'unknown' when this user cannot open the lock file for writing.
+ */
+export function lockHolder(dataDir: string): LockOwner | undefined | 'unknown' {
+  const file = join(dataDir, LOCK_FILE);
+  if (!existsSync(file)) return undefined; // no server ever ran here
+  let db: Database.Database;
+  try {
+    db = new Database(file, { timeout: 0, fileMustExist: true });
+  } catch {
+    return 'unknown';
+  }
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    db.exec('ROLLBACK');
+    return undefined;
+  } catch (e) {
+    return isBusy(e) ? (readOwner(db) ?? { pid: 0, started_at: '' }) : 'unknown';
+  } finally {
+    db.close();
+  }
+}
