@@ -27,18 +27,11 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { BareRoute } from './serve-bare.js';
 import type { ReadyLine } from './lifecycle.js';
+import { envNum } from './env.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..');
 const HOST = '127.0.0.1';
-
-const envNum = (name: string, dflt: number): number => {
-  const v = process.env[name];
-  if (v === undefined || v === '') return dflt;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got ${v}`);
-  return n;
-};
 
 const SETTINGS = {
   rounds: Math.round(envNum('BENCH_ROUNDS', 3)),

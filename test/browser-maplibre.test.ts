@@ -4,17 +4,16 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startServer, type TestServer } from './helpers/app.js';
 import { tileToken } from './helpers/tiles.js';
 import { renderImporter } from '../src/import/render-importer.js';
 import { MONACO_PBF } from './helpers/fixtures.js';
-import { needsSystem } from './helpers/system.js';
+import { chromiumAvailable, launchChromium } from './helpers/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = join(__dirname, '..');
 const OUT = join(ROOT, 'test-output');
-const haveChromium = needsSystem('chromium', CHROMIUM, 'the MapLibre browser test');
+const haveChromium = chromiumAvailable('the MapLibre browser test');
 
 const freePort = () =>
   new Promise<number>((res) => {
@@ -64,19 +63,7 @@ describe.skipIf(!haveChromium)('MapLibre GL JS in headless Chromium', () => {
       res.end(path === '/' ? PAGE : '');
     });
     await new Promise<void>((r) => page.listen(0, '127.0.0.1', r));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

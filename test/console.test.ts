@@ -4,17 +4,16 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startPlacesServer, startServer, type TestServer } from './helpers/app.js';
 import { CLI } from './helpers/cli.js';
 import { MONACO_PBF } from './helpers/fixtures.js';
-import { needsSystem } from './helpers/system.js';
+import { chromiumAvailable, launchChromium } from './helpers/browser.js';
 import { ensurePlacesDb } from '../src/places/load.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = join(__dirname, '..');
 const OUT = join(ROOT, 'test-output', 'console');
-const haveChromium = needsSystem('chromium', CHROMIUM, 'the console browser test');
+const haveChromium = chromiumAvailable('the console browser test');
 
 /** Builds dist/console from the sources, as `npm run build` does. */
 function buildConsole(): void {
@@ -128,19 +127,7 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
     // A one-minute tile token: the console renews it every few seconds, so the renewal happens during the test.
     s = await startPlacesServer(data, { auth: { tile_token_ttl_s: 60 } });
     admin = s.key({ role: 'super_admin', name: 'operator' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     ctx = await browser.newContext({ viewport: { width: 1100, height: 720 } });
     page = await ctx.newPage();
     page.on('console', (m) => {

@@ -1,4 +1,5 @@
 import { AppError } from '../core/errors.js';
+import { cacheOnlyRecord } from './format.js';
 import type { PlacesService } from './types.js';
 
 /**
@@ -18,16 +19,7 @@ export const emptyPlaces: PlacesService = {
   },
   async place(l) {
     if (!l.cacheOnly) throw new AppError('PLACE_UNAVAILABLE', 'No places index is loaded on this server');
-    return {
-      place_id: l.id,
-      name: l.hintName ?? '',
-      address: '',
-      lat: l.hintLat ?? 0,
-      lng: l.hintLng ?? 0,
-      ownership_tier: 'seed',
-      driver_verifications: 0,
-      miss: false,
-    };
+    return cacheOnlyRecord(l);
   },
   async photos() {
     return { place_id: '', photos: [] };

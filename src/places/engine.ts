@@ -3,7 +3,7 @@ import { haversineMeters, type LatLng } from '../core/geo.js';
 import { normalizeText } from '../core/normalize.js';
 import type { AnswerCache } from '../cache/answer-cache.js';
 import { cidDecimal } from './ids.js';
-import { addressOf, displayName, formattedAddress } from './format.js';
+import { addressOf, cacheOnlyRecord, displayName, formattedAddress } from './format.js';
 import { reverse, type ReverseHit } from './reverse.js';
 import { search } from './search.js';
 import type { PlacesIndex } from '../store/places/index-db.js';
@@ -153,17 +153,7 @@ export class LocalPlaces implements PlacesService {
   async place(l: PlaceLookup): Promise<PlaceRecord & { miss: boolean }> {
     const p = /^[0-9a-f]{16}$/i.test(l.id) ? this.index.byCid(l.id.toLowerCase()) : undefined;
     if (!p) {
-      if (l.cacheOnly)
-        return {
-          place_id: l.id,
-          name: l.hintName ?? '',
-          address: '',
-          lat: l.hintLat ?? 0,
-          lng: l.hintLng ?? 0,
-          ownership_tier: 'seed',
-          driver_verifications: 0,
-          miss: false,
-        };
+      if (l.cacheOnly) return cacheOnlyRecord(l);
       throw new AppError('PLACE_NOT_FOUND');
     }
     const photos = [...(p.photos ? (JSON.parse(p.photos) as string[]) : []), ...this.photoFiles.operatorPhotos(p.cid)];

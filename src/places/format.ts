@@ -1,4 +1,4 @@
-import type { Locale } from './types.js';
+import type { Locale, PlaceLookup, PlaceRecord } from './types.js';
 import type { IndexedPlace } from '../store/places/index-db.js';
 
 /** The name to show in the caller's locale: Arabic or English when known, else the local name. */
@@ -45,3 +45,15 @@ export function joinAddress(parts: Array<string | null | undefined>, locale: Loc
   }
   return out.join(SEP[locale]);
 }
+
+/** The spec's minimal record for a cache_only miss: the caller's hints, nothing looked up. */
+export const cacheOnlyRecord = (l: PlaceLookup): PlaceRecord & { miss: false } => ({
+  place_id: l.id,
+  name: l.hintName ?? '',
+  address: '',
+  lat: l.hintLat ?? 0,
+  lng: l.hintLng ?? 0,
+  ownership_tier: 'seed',
+  driver_verifications: 0,
+  miss: false,
+});

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createClient } from 'redis';
 import type { Logger } from '../../core/log.js';
 
@@ -29,4 +30,39 @@ export function openRedis(url: string, log: Logger, name: string, queueWhileOffl
 /** 'ok', or why Redis is not usable now. */
 export function redisState(client: RedisClient): string {
   return client.isReady ? 'ok' : 'unreachable';
+}
+
+/** A Lua script and its SHA-1, so calls send the hash and the script text only when Redis does not know it yet. */
+export interface LuaScript {
+  text: string;
+  sha: string;
+}
+
+export const luaScript = (text: string): LuaScript => ({ text, sha: createHash('sha1').update(text).digest('hex') });
+
+/**
+ * Runs a script and parses its reply, or resolves undefined when Redis is down, fails or has not answered within
+ * timeoutMs: callers on the request path fail open and never wait on a slow Redis.
+ */
+export function runScript<T>(
+  client: RedisClient,
+  script: LuaScript,
+  args: string[],
+  timeoutMs: number,
+  parse: (reply: unknown) => T,
+): Promise<T | undefined> {
+  if (!client.isReady) return Promise.resolve(undefined);
+  const run = client
+    .sendCommand(['EVALSHA', script.sha, ...args])
+    .catch((e: Error) => {
+      if (!e.message.startsWith('NOSCRIPT')) throw e;
+      return client.sendCommand(['EVAL', script.text, ...args]);
+    })
+    .then(parse)
+    .catch(() => undefined);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), timeoutMs);
+  });
+  return Promise.race([run, late]).finally(() => clearTimeout(timer));
 }

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { RateLimiter } from '../../limits/ports.js';
 import type { LimitDecision } from '../../limits/sliding-window.js';
-import type { RedisClient } from './client.js';
+import { luaScript, runScript, type RedisClient } from './client.js';
 
 /**
  * The in-process sliding window (src/limits/sliding-window.ts), run atomically inside Redis so that every node
@@ -45,7 +44,7 @@ else
 end
 return {0, 0, resetS, math.max(1, math.ceil((at - elapsed) / 1000)) * 1000}
 `;
-const SHA = createHash('sha1').update(SCRIPT).digest('hex');
+const SCRIPT_LUA = luaScript(SCRIPT);
 
 export class RedisSlidingWindow implements RateLimiter {
   constructor(
@@ -57,23 +56,10 @@ export class RedisSlidingWindow implements RateLimiter {
 
   /** `undefined` when Redis is down or slow: the pipeline then fails open. */
   hit(id: string, limit: number): Promise<LimitDecision | undefined> {
-    if (!this.client.isReady) return Promise.resolve(undefined);
     const args = ['1', this.prefix + id, String(limit), String(this.windowMs)];
-    const run = this.client
-      .sendCommand(['EVALSHA', SHA, ...args])
-      .catch((e: Error) => {
-        if (!e.message.startsWith('NOSCRIPT')) throw e;
-        return this.client.sendCommand(['EVAL', SCRIPT, ...args]);
-      })
-      .then((r) => {
-        const [allowed, remaining, resetS, retryMs] = r as unknown as number[];
-        return { allowed: allowed === 1, limit, remaining, resetS, retryAfterS: retryMs! / 1000 } as LimitDecision;
-      })
-      .catch(() => undefined);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), this.timeoutMs);
+    return runScript(this.client, SCRIPT_LUA, args, this.timeoutMs, (r) => {
+      const [allowed, remaining, resetS, retryMs] = r as number[];
+      return { allowed: allowed === 1, limit, remaining, resetS, retryAfterS: retryMs! / 1000 } as LimitDecision;
     });
-    return Promise.race([run, late]).finally(() => clearTimeout(timer));
   }
 }

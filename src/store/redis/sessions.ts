@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { SharedSessions } from '../../auth/ports.js';
-import type { RedisClient } from './client.js';
+import { luaScript, runScript, type RedisClient } from './client.js';
 
 /**
  * One hash per subject, sid -> rank. A session keeps the rank it was first recorded with (HSETNX); the newest is the
@@ -19,7 +18,7 @@ local ttl = tonumber(ARGV[3])
 if ttl > redis.call('TTL', KEYS[1]) then redis.call('EXPIRE', KEYS[1], ttl) end
 return {best, tostring(bestRank)}
 `;
-const SHA = createHash('sha1').update(SCRIPT).digest('hex');
+const SCRIPT_LUA = luaScript(SCRIPT);
 
 export class RedisSessions implements SharedSessions {
   constructor(
@@ -30,24 +29,11 @@ export class RedisSessions implements SharedSessions {
   ) {}
 
   observe(sub: string, sid: string, rank: number, exp: number): Promise<{ sid: string; rank: number } | undefined> {
-    if (!this.client.isReady) return Promise.resolve(undefined);
     const ttl = Math.max(60, exp - this.nowS() + 60);
     const args = ['1', this.prefix + sub, sid, String(rank), String(ttl)];
-    const run = this.client
-      .sendCommand(['EVALSHA', SHA, ...args])
-      .catch((e: Error) => {
-        if (!e.message.startsWith('NOSCRIPT')) throw e;
-        return this.client.sendCommand(['EVAL', SCRIPT, ...args]);
-      })
-      .then((r) => {
-        const [best, bestRank] = r as unknown as string[];
-        return best ? { sid: best, rank: Number(bestRank) } : undefined;
-      })
-      .catch(() => undefined);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), this.timeoutMs);
+    return runScript(this.client, SCRIPT_LUA, args, this.timeoutMs, (r) => {
+      const [best, bestRank] = r as string[];
+      return best ? { sid: best, rank: Number(bestRank) } : undefined;
     });
-    return Promise.race([run, late]).finally(() => clearTimeout(timer));
   }
 }

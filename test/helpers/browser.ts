@@ -1,0 +1,25 @@
+import { chromium, type Browser } from 'playwright-core';
+import { needsSystem } from './system.js';
+
+/** Debian's Chromium: browser tests drive it, never a downloaded browser. */
+const CHROMIUM = '/usr/bin/chromium';
+
+/** Whether the browser tests can run (see needsSystem: a skip line on a dev machine, a failure under CI). */
+export const chromiumAvailable = (what: string): boolean => needsSystem('chromium', CHROMIUM, what);
+
+/** Headless Chromium without the network chatter a test machine has no use for. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
