@@ -212,6 +212,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     bodyLimitBytes: config.http.body_limit_bytes,
     requestTimeoutMs: config.http.request_timeout_ms,
     metrics: requests,
+    logRequests: config.log.requests,
   });
   router.add(metricsRoute(metrics));
   registerServiceGauges(

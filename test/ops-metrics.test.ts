@@ -6,6 +6,13 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { startServer, type TestServer } from './helpers/app.js';
 import { jsonLogger, maskSecrets } from '../src/ops/log.js';
+import { configWith, loadConfig } from '../src/config/load.js';
+import type { TileService } from '../src/tiles/types.js';
+
+const PNG_1x1 = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /**
  * Parses the Prometheus text format strictly: every sample line must be `name{labels} value`. (prom-client writes
@@ -197,6 +204,40 @@ describe('structured request logs', () => {
         ['/maps/v1/tiles/:z/:x/:y', 200, 'fresh'],
         ['/maps/v1/tiles/:z/:x/:y', 200, 'memory'],
       ]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('log.requests false: no access line for answered requests, but 5xx answers and errors are still logged', async () => {
+    expect(configWith({}).log.requests).toBe(true);
+    expect(() => configWith({ log: { requests: 'no' } })).toThrow(/log.requests/);
+    expect(loadConfig({ env: { SVCMAPS_LOG__REQUESTS: 'false' } }).log.requests).toBe(false);
+    const lines: string[] = [];
+    const failing: TileService = {
+      tile: async (r) => {
+        if (r.z === 1) throw new Error('tile store exploded');
+        return { bytes: PNG_1x1, source: 'memory' };
+      },
+    };
+    const s = await startServer(
+      { log: { requests: false } },
+      { log: jsonLogger('info', (l) => lines.push(l)), tiles: failing },
+    );
+    try {
+      const k = s.key();
+      expect((await s.get('/livez')).status).toBe(200);
+      expect((await s.get('/maps/v1/autocomplete?q=petra', { 'X-API-Key': k.key })).status).toBe(200);
+      expect((await s.get('/maps/v1/tiles/0/0/0.png', { 'X-API-Key': k.key })).status).toBe(200);
+      expect((await s.get('/maps/v1/autocomplete?q=petra')).status).toBe(401);
+      expect((await s.get('/maps/v1/tiles/1/0/0.png', { 'X-API-Key': k.key })).status).toBe(500);
+      const logged = lines.map((l) => JSON.parse(l));
+      expect(logged.filter((l) => l.msg === 'request').map((l) => [l.route, l.status])).toEqual([
+        ['/maps/v1/tiles/:z/:x/:y', 500],
+      ]);
+      expect(logged.find((l) => l.msg === 'unhandled error')).toMatchObject({ level: 'error' });
+      // The metrics still count every request: only the log line is dropped.
+      expect(s.app.requests.total).toBe(5);
     } finally {
       await s.close();
     }

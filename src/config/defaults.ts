@@ -56,6 +56,13 @@ export interface Config {
   routing: RoutingConfig;
   /** Prometheus exposition on a separate admin port; 0 = off (GET /admin/metrics for super_admin keys always works). */
   metrics: { port: number; host: string };
+  log: {
+    /**
+     * One access-log line per request. It costs 5-8% of hot-path throughput, so a node whose proxy already keeps an
+     * access log can turn it off; 5xx answers and errors are logged either way.
+     */
+    requests: boolean;
+  };
   /**
    * Several nodes sharing state: keys, sessions and daily usage in PostgreSQL, per-minute limits and revocation
    * fan-out in Redis. Both empty = one node on its own SQLite store (the default).
@@ -164,6 +171,7 @@ export const DEFAULTS: Config = {
   places: { default_max_wait_ms: 2000, threads: 0, queue: 256 },
   cache: { memory_bytes: 256 * 1024 * 1024 },
   metrics: { port: 0, host: '127.0.0.1' },
+  log: { requests: true },
   cluster: { postgres_url: '', redis_url: '', pool_size: 10, poll_ms: 250 },
   routing: { engine: 'builtin', upstream_url: '', timeout_ms: 5000, snap_max_m: 1500, threads: 0, queue: 64 },
   admission: {

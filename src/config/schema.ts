@@ -44,6 +44,7 @@ export const CONFIG_SCHEMA = obj({
   places: obj({ default_max_wait_ms: int(200, 10_000), threads: int(0, 256), queue: int(0, 100_000) }),
   cache: obj({ memory_bytes: int(1024 * 1024) }),
   metrics: obj({ port: int(0, 65535), host: { type: 'string', minLength: 1 } }),
+  log: obj({ requests: { type: 'boolean' } }),
   cluster: obj({
     postgres_url: { type: 'string', pattern: '^((postgres|postgresql)://\\S+)?$' },
     redis_url: { type: 'string', pattern: '^((redis|rediss)://\\S+)?$' },

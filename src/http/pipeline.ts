@@ -30,6 +30,8 @@ export interface PipelineDeps {
   requestTimeoutMs: number;
   /** Per-route counts, latency and answering tier for /metrics; also counts requests in flight for shutdown. */
   metrics?: RequestMetrics;
+  /** config log.requests: false writes the access line only for 5xx answers (errors are logged where they occur). */
+  logRequests?: boolean;
 }
 
 /** Codes a binary endpoint still answers with the JSON envelope: the auth and limit layers, not its parameters. */
@@ -59,10 +61,12 @@ const ENVELOPE_ON_BINARY = new Set([
 export class Pipeline implements RequestHandler {
   readonly bodyLimitBytes: number;
   readonly requestTimeoutMs: number;
+  private readonly logRequests: boolean;
 
   constructor(private readonly d: PipelineDeps) {
     this.bodyLimitBytes = d.bodyLimitBytes;
     this.requestTimeoutMs = d.requestTimeoutMs;
+    this.logRequests = d.logRequests ?? true;
   }
 
   async handle(req: HttpRequest): Promise<HttpReply> {
@@ -98,15 +102,17 @@ export class Pipeline implements RequestHandler {
     const source =
       reply.headers['X-Tile-Source'] ??
       (route?.bucket && ctx && reply.status < 300 ? (ctx.miss ? 'miss' : 'hit') : undefined);
-    this.d.log.info('request', {
-      request_id: req.requestId,
-      method: req.method,
-      route: route?.pattern ?? req.path.slice(0, 200),
-      status: reply.status,
-      key_id: caller?.id,
-      duration_ms: Math.round(ms * 100) / 100,
-      source,
-    });
+    // The access line costs 5-8% of hot-path throughput; a 5xx keeps its line whatever log.requests says.
+    if (this.logRequests || reply.status >= 500)
+      this.d.log.info('request', {
+        request_id: req.requestId,
+        method: req.method,
+        route: route?.pattern ?? req.path.slice(0, 200),
+        status: reply.status,
+        key_id: caller?.id,
+        duration_ms: Math.round(ms * 100) / 100,
+        source,
+      });
     if (this.d.metrics) {
       this.d.metrics.record(route?.pattern, reply.status, ms / 1000, source);
       this.d.metrics.inflight--;
