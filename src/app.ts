@@ -47,6 +47,7 @@ import { listenMetrics, metricsRoute, type MetricsServer } from './ops/metrics-h
 import { registerServiceGauges, timedOrigin } from './ops/app-metrics.js';
 import { readQuotas } from './ops/quotas.js';
 import { createOrigin } from './tiles/factory.js';
+import type { TileOrigin } from './tiles/origins/types.js';
 
 /** Collaborators a caller may replace (tests, self-test); everything else is built from config. */
 export interface AppOverrides {
@@ -55,6 +56,8 @@ export interface AppOverrides {
   places?: PlacesService;
   routing?: RoutingEngine;
   tiles?: TileService;
+  /** The origin behind the real tile stack (tests: a slow or instrumented one); by default from tiles.origin. */
+  tileOrigin?: TileOrigin;
   staticMaps?: StaticMapRenderer;
   meterFlushMs?: number;
 }
@@ -122,9 +125,8 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
   const hot = new HotTier(config.cache.memory_bytes);
   const metrics = createMetricsRegistry();
   // Tiles share the hot tier (bounded by cache.memory_bytes); an injected TileService replaces the whole stack.
-  const tileStack = o.tiles
-    ? undefined
-    : createTileStack(config, dir.root, hot, log, timedOrigin(createOrigin(config, dir.root), metrics));
+  const origin = o.tiles ? undefined : (o.tileOrigin ?? createOrigin(config, dir.root));
+  const tileStack = o.tiles ? undefined : createTileStack(config, dir.root, hot, log, timedOrigin(origin, metrics));
   const answers = new AnswerCache(hot, new AnswerCacheRepo(db), log, o.meterFlushMs ?? 1000);
   const photos = new PhotoSource(join(dir.root, 'photos'), config.public_url);
   // The places index is opened when the data directory has one (`serve` makes sure of that); otherwise empty answers.

@@ -6,6 +6,12 @@ import { admissionBudgets } from '../src/tiles/factory.js';
 import { configWith } from '../src/config/load.js';
 import type { AdmittedStaticMaps } from '../src/tiles/staticmap.js';
 import type { TieredTileService } from '../src/tiles/tiered.js';
+import type { TileOrigin } from '../src/tiles/origins/types.js';
+
+const PNG_1x1 = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -111,6 +117,65 @@ describe('admission control (unit)', () => {
     expect(order).toEqual(['b2', 'b1']);
   });
 
+  it('the job-time average follows a lasting change within a few completions and ignores a single outlier', async () => {
+    const a = new Admission('t', { concurrency: 1, lanes });
+    const job = (ms: number) => a.run('batch', () => sleep(ms));
+    for (let i = 0; i < 5; i++) await job(20); // the first is not sampled (start-up)
+    expect(a.averageMs).toBeGreaterThan(15);
+    expect(a.averageMs).toBeLessThan(60);
+    await job(400); // one outlier: the median of the last three is still a fast job
+    expect(a.averageMs).toBeLessThan(60);
+    await job(400);
+    await job(400); // jobs became slow (a burst): the average follows at once
+    expect(a.averageMs).toBeGreaterThan(180);
+  });
+
+  it('predicts from the running jobs while every slot has been busy longer than the average', async () => {
+    const a = new Admission('t', { concurrency: 1, lanes: { batch: { queue: 10, waitMs: 60_000 } } });
+    for (let i = 0; i < 4; i++) await a.run('batch', () => sleep(10));
+    const g = gate();
+    const running = a.run('batch', () => g.p);
+    const queued = a.run('batch', async () => 0);
+    await sleep(300);
+    // No job finished since the burst began; the average alone (~10 ms) would still describe the time before it.
+    expect(a.averageMs).toBeLessThan(50);
+    expect(a.serviceMs()).toBeGreaterThanOrEqual(290);
+    expect(a.predictedWaitMs('batch')).toBeGreaterThanOrEqual(2 * 290);
+    g.open();
+    await Promise.all([running, queued]);
+  });
+
+  it('Retry-After of a refusal is the time the work ahead needs, whole seconds in [1, 30], growing with the backlog', async () => {
+    const a = new Admission('t', { concurrency: 2, lanes: { batch: { queue: 1000, waitMs: 600_000 } } });
+    // Teach it ~100 ms a job (two slots: the first two are not sampled).
+    for (let i = 0; i < 4; i++) await Promise.all([a.run('batch', () => sleep(100)), a.run('batch', () => sleep(100))]);
+    expect(a.averageMs).toBeGreaterThan(90);
+    const g = gate();
+    const held = [a.run('batch', () => g.p), a.run('batch', () => g.p)];
+    const waiting: Array<Promise<unknown>> = [];
+    const seen: number[] = [];
+    for (const backlog of [0, 10, 50, 150, 900]) {
+      while (waiting.length < backlog) waiting.push(a.run('batch', async () => 0));
+      seen.push(a.retryAfterS('batch'));
+    }
+    const avg = a.averageMs;
+    expect(seen.every((v) => Number.isInteger(v))).toBe(true);
+    expect(seen[0]).toBe(1);
+    expect(seen[1]).toBe(Math.max(1, Math.ceil((11 * avg) / 2 / 1000)));
+    expect(seen[2]).toBe(Math.ceil((51 * avg) / 2 / 1000));
+    expect(seen[3]).toBeGreaterThan(seen[2]!);
+    expect(seen[4]).toBe(30);
+    // The refusal carries it.
+    const full = new Admission('f', { concurrency: 1, lanes: { batch: { queue: 1, waitMs: 1000 } } });
+    const g2 = gate();
+    const r2 = [full.run('batch', () => g2.p), full.run('batch', async () => 0)];
+    const refused = await full.run('batch', async () => 0).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ reason: 'full', retryAfterS: 1 });
+    g.open();
+    g2.open();
+    await Promise.all([...held, ...waiting, ...r2]);
+  });
+
   it('budgets are sized from the machine unless configured', () => {
     const auto = admissionBudgets(configWith({}), 2);
     expect(auto.staticmap).toEqual({ concurrency: 4, queue: 16, waitMs: 5000 });
@@ -155,7 +220,8 @@ describe('admission control on the real app', () => {
     expect(ok.length).toBeLessThanOrEqual(3); // one running, two waiting
     expect(refused.length).toBeGreaterThanOrEqual(21);
     for (const r of refused) {
-      expect(r.retryAfter).toBe('2');
+      // The maps ahead of it (one drawing, two waiting) times the recent map time, in whole seconds.
+      expect(r.retryAfter).toMatch(/^[1-9]\d*$/);
       expect(r.bytes).toBe(0); // bare status, like the endpoint's other errors
       expect(r.ms).toBeLessThan(250);
     }
@@ -195,6 +261,46 @@ describe('admission control on the real app', () => {
       await b.close();
     }
   }, 30_000);
+
+  it('a cold tile refused under a backlog gets a bare 503 whose Retry-After grows with the backlog', async () => {
+    // A slow origin (100 ms a tile), one render slot, no stored tiles (so no stand-in): the backlog is the queue.
+    const slow: TileOrigin = {
+      name: 'slow',
+      fetch: async () => (await sleep(100), PNG_1x1),
+    };
+    const refusedUnder = async (backlog: number) => {
+      const b = await startServer(
+        {
+          tiles: { concurrency: 1, store: false, timeout_ms: 30_000 },
+          admission: { interactive: { queue: backlog, wait_ms: 30_000 } },
+        },
+        { tileOrigin: slow },
+      );
+      try {
+        const tok = await tileToken(b);
+        for (let i = 0; i < 4; i++) expect((await timed(b, `/maps/v1/tiles/14/${i}/7.png?t=${tok}`)).status).toBe(200);
+        const burst = await Promise.all(
+          Array.from({ length: backlog + 3 }, (_, i) => timed(b, `/maps/v1/tiles/14/${100 + i}/9.png?t=${tok}`)),
+        );
+        const refused = burst.filter((r) => r.status === 503);
+        expect(burst.filter((r) => r.status === 200)).toHaveLength(backlog + 1);
+        expect(refused).toHaveLength(2);
+        for (const r of refused) {
+          expect(r.bytes).toBe(0);
+          expect(r.retryAfter).toMatch(/^[1-9]\d*$/);
+        }
+        return Number(refused[0]!.retryAfter);
+      } finally {
+        await b.close();
+      }
+    };
+    const small = await refusedUnder(4); // 5 x ~100 ms ahead: 1 s
+    const large = await refusedUnder(40); // 41 x ~100 ms ahead: 5 s
+    console.log(`Retry-After behind 4 queued tiles: ${small} s, behind 40: ${large} s`);
+    expect(small).toBeGreaterThanOrEqual(1);
+    expect(large).toBeGreaterThanOrEqual(4);
+    expect(large).toBeGreaterThan(small);
+  }, 60_000);
 
   it('a static map whose client went away while it waited is never rendered', async () => {
     const before = maps().started;

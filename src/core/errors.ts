@@ -67,7 +67,8 @@ export const ERRORS = {
   TILE_DEGRADED: spec(503, 'Only a degraded stand-in tile is available'),
   TILE_ORIGIN_FAILED: spec(502, 'The tile origin failed; retry shortly', 1),
   TILE_ORIGIN_TIMEOUT: spec(504, 'The tile origin timed out; retry shortly', 1),
-  // Admission control on the render paths: the spec's saturated-pool pattern (bare 503 with Retry-After).
+  // Admission control on the render paths: the spec's saturated-pool pattern (bare 503 with Retry-After). A refusal
+  // sets its Retry-After from the predicted wait (limits/admission.ts); these values are the fallback.
   TILE_BACKPRESSURE: spec(503, 'The renderer is busy; retry shortly', 1),
   RENDER_BACKPRESSURE: spec(503, 'The static map renderer is busy; retry shortly', 2),
   INTERNAL_ERROR: spec(500, 'An internal error occurred. Please try again later.'),

@@ -34,6 +34,8 @@ export class AdmissionRefused extends Error {
     readonly reason: RefusalReason,
     readonly lane: Lane,
     message: string,
+    /** When to come back: the predicted wait of the lane at refusal time, whole seconds (see retryAfterS). */
+    readonly retryAfterS = RETRY_AFTER_MIN_S,
   ) {
     super(message);
   }
@@ -75,9 +77,11 @@ export interface LaneStats {
   gone: number;
 }
 
-const EWMA_ALPHA = 0.2;
-/** A sample counts at most this many times the current average (one GC pause or cold start does not poison it). */
-const SAMPLE_CLIP = 4;
+/** Weight of the newest job time in the moving average: mostly the last half-dozen completions count. */
+const EWMA_ALPHA = 0.3;
+/** Retry-After bounds on a refusal: a client never retries at once, and is never told to go away for minutes. */
+export const RETRY_AFTER_MIN_S = 1;
+export const RETRY_AFTER_MAX_S = 30;
 
 export class Admission {
   private running = 0;
@@ -85,6 +89,10 @@ export class Admission {
   private readonly live = new Map<Lane, number>();
   /** Moving average of a started job's run time in ms (0 until the first job finished). */
   private avgMs = 0;
+  /** The last three job times: the average takes their median (see sample()). */
+  private readonly recent: number[] = [];
+  /** Start times of the running jobs (at most `concurrency`). */
+  private readonly startedAt = new Set<number>();
   /** Finished jobs; the first `concurrency` are not sampled (each slot's first job pays its start-up, e.g. a thread). */
   private finished = 0;
   readonly stats: Record<Lane, LaneStats> = {
@@ -121,14 +129,40 @@ export class Admission {
   }
 
   /**
+   * The time a job takes now: the moving average over recent completions, but never less than the age of the
+   * youngest running job while every slot is busy. When a burst makes jobs suddenly slower, no job may finish for a
+   * while, and the average alone would still describe the time before the burst.
+   */
+  serviceMs(): number {
+    if (this.running < this.o.concurrency || this.startedAt.size === 0) return this.avgMs;
+    let youngest = -Infinity;
+    for (const t of this.startedAt) youngest = Math.max(youngest, t);
+    return Math.max(this.avgMs, performance.now() - youngest);
+  }
+
+  /**
    * Predicted wait for a job entering `lane` now: the jobs ahead of it (every queued interactive job, plus queued
-   * batch jobs for a batch job) drain at `concurrency` per average job time.
+   * batch jobs for a batch job) drain at `concurrency` per job time.
    */
   predictedWaitMs(lane: Lane): number {
     // Predictions start once a few jobs per slot were measured after the first ones.
     if (this.running < this.o.concurrency || this.finished < 3 * this.o.concurrency) return 0;
+    return this.drainMs(lane);
+  }
+
+  /**
+   * Retry-After for work refused from `lane` now: the time the work ahead of it needs to drain, in whole seconds,
+   * within [RETRY_AFTER_MIN_S, RETRY_AFTER_MAX_S]. Unlike the refusal itself it uses any measured job time, even
+   * before predictions start: a rough hint beats a constant.
+   */
+  retryAfterS(lane: Lane): number {
+    const s = Math.ceil(this.drainMs(lane) / 1000);
+    return Math.min(RETRY_AFTER_MAX_S, Math.max(RETRY_AFTER_MIN_S, s));
+  }
+
+  private drainMs(lane: Lane): number {
     const ahead = lane === 'interactive' ? this.queued('interactive') : this.queued();
-    return ((ahead + 1) * this.avgMs) / this.o.concurrency;
+    return ((ahead + 1) * this.serviceMs()) / this.o.concurrency;
   }
 
   run<T>(lane: Lane, job: () => Promise<T>, opts: RunOptions = {}): Promise<T> {
@@ -158,7 +192,8 @@ export class Admission {
         refuse: (reason) => {
           cleanup();
           this.stats[entry.lane][reason === 'gone' ? 'gone' : 'expired']++;
-          reject(new AdmissionRefused(reason, entry.lane, `${this.name}: ${reason} while queued`));
+          const retry = this.retryAfterS(entry.lane);
+          reject(new AdmissionRefused(reason, entry.lane, `${this.name}: ${reason} while queued`, retry));
         },
       };
       const onAbort = () => this.drop(entry, 'gone');
@@ -186,7 +221,8 @@ export class Admission {
 
   private refused<T>(lane: Lane, reason: 'full' | 'late' | 'gone', detail?: string): Promise<T> {
     this.stats[lane][reason === 'gone' ? 'gone' : 'refused']++;
-    return Promise.reject(new AdmissionRefused(reason, lane, `${this.name}: ${detail ?? reason} (${lane})`));
+    const retry = this.retryAfterS(lane);
+    return Promise.reject(new AdmissionRefused(reason, lane, `${this.name}: ${detail ?? reason} (${lane})`, retry));
   }
 
   private drop(entry: Entry, reason: 'expired' | 'gone'): void {
@@ -204,7 +240,9 @@ export class Admission {
   }
 
   private execute<T>(job: () => Promise<T>): Promise<T> {
-    const t0 = performance.now();
+    let t0 = performance.now();
+    while (this.startedAt.has(t0)) t0 += 1e-6; // two starts within the timer's resolution keep one entry each
+    this.startedAt.add(t0);
     let p: Promise<T>;
     try {
       p = job();
@@ -212,14 +250,23 @@ export class Admission {
       p = Promise.reject(e instanceof Error ? e : new Error(String(e)));
     }
     return p.finally(() => {
-      const ms = performance.now() - t0;
-      if (++this.finished > this.o.concurrency) {
-        const sample = this.avgMs === 0 ? ms : Math.min(ms, SAMPLE_CLIP * this.avgMs);
-        this.avgMs = this.avgMs === 0 ? sample : this.avgMs + EWMA_ALPHA * (sample - this.avgMs);
-      }
+      this.startedAt.delete(t0);
+      if (++this.finished > this.o.concurrency) this.sample(performance.now() - t0);
       this.running--;
       this.pump();
     });
+  }
+
+  /**
+   * Feeds one job time into the moving average through the median of the last three: one outlier (a GC pause, a
+   * cold start) is ignored, while a change that holds for two jobs in a row moves the average at once.
+   */
+  private sample(ms: number): void {
+    const r = this.recent;
+    r.push(ms);
+    if (r.length > 3) r.shift();
+    const m = r.length < 3 ? ms : [...r].sort((a, b) => a - b)[1]!;
+    this.avgMs = this.avgMs === 0 ? m : this.avgMs + EWMA_ALPHA * (m - this.avgMs);
   }
 
   /** Starts queued jobs while slots are free, interactive first; settled (dropped, promoted) entries are skipped. */

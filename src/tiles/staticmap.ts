@@ -34,7 +34,8 @@ export interface StaticMapRenderer {
 
 /**
  * Admission control for whole static maps: `concurrency` render at once, a bounded few wait (at most their wait
- * budget, and never when predicted to wait longer), the rest are refused at once with a bare 503 and Retry-After.
+ * budget, and never when predicted to wait longer), the rest are refused at once with a bare 503 and a Retry-After
+ * that says when the maps ahead of them should be drawn.
  * A waiting map whose client went away is dropped unrendered. Inside, its basemap tiles are batch work.
  */
 export class AdmittedStaticMaps implements StaticMapRenderer {
@@ -57,7 +58,7 @@ export class AdmittedStaticMaps implements StaticMapRenderer {
         { signal },
       );
     } catch (e) {
-      if (isAdmissionRefused(e)) throw new AppError('RENDER_BACKPRESSURE', e.message);
+      if (isAdmissionRefused(e)) throw new AppError('RENDER_BACKPRESSURE', e.message, { retryAfter: e.retryAfterS });
       throw e;
     }
   }

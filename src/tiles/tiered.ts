@@ -54,7 +54,7 @@ interface Flight {
  * prefetch), each lane with a bounded queue and a wait budget; a render refused at once (queue full, or predicted to
  * start too late) or dropped from the queue (deadline passed) answers the stand-in. When the origin fails or is too
  * slow, the nearest stored ancestor is cut and scaled as a degraded stand-in (`ancestor-z<N>`); with none, the request
- * fails 502/504 (or 503 when refused at admission) with Retry-After 1.
+ * fails 502/504 with Retry-After 1, or 503 when refused at admission, with Retry-After from the renderer's backlog.
  */
 export class TieredTileService implements TileService {
   private readonly flights = new Map<string, Flight>();
@@ -212,7 +212,8 @@ export class TieredTileService implements TileService {
       ? await ancestorTile(this.o.warm, r.z, r.x, r.y, r.scale, r.format).catch(() => undefined)
       : undefined;
     if (a) return { bytes: a.bytes, source: `ancestor-z${a.z}` };
-    if (isAdmissionRefused(e) && !timedOut) throw new AppError('TILE_BACKPRESSURE', e.message);
+    if (isAdmissionRefused(e) && !timedOut)
+      throw new AppError('TILE_BACKPRESSURE', e.message, { retryAfter: e.retryAfterS });
     throw new AppError(timedOut ? 'TILE_ORIGIN_TIMEOUT' : 'TILE_ORIGIN_FAILED');
   }
 
