@@ -16,10 +16,10 @@ const engine: RoutingEngine = {
       paths: [
         {
           label: 'Fastest',
-          coordinates: [
+          line: JSON.stringify([
             [a.lng, a.lat],
             [b.lng, b.lat],
-          ],
+          ]),
           distance_m: 1234.4,
           duration_s: 99.6,
           maneuvers: [{ type: 'depart', instruction: 'Head north', distance_m: 1234.4, duration_s: 99.6 }],

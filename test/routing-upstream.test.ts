@@ -44,9 +44,10 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 function checkPaths(paths: EnginePath[], types: string[]) {
   expect(paths.map((p) => p.label)).toEqual(['Fastest', 'Alternative 1']);
   const p = paths[0]!;
-  expect(p.coordinates[0]![0]).toBeCloseTo(FROM.lng, 5);
-  expect(p.coordinates[0]![1]).toBeCloseTo(FROM.lat, 5);
-  expect(p.coordinates[p.coordinates.length - 1]![1]).toBeCloseTo(TO.lat, 5);
+  const line = JSON.parse(p.line) as Array<[number, number]>;
+  expect(line[0]![0]).toBeCloseTo(FROM.lng, 5);
+  expect(line[0]![1]).toBeCloseTo(FROM.lat, 5);
+  expect(line[line.length - 1]![1]).toBeCloseTo(TO.lat, 5);
   expect(p.distance_m).toBeGreaterThan(300);
   const m = p.maneuvers!;
   expect(m.map((x) => x.type)).toEqual(types);

@@ -1,4 +1,4 @@
-import type { CHQuery, Seed } from './ch-query.js';
+import type { CHQuery } from './ch-query.js';
 import type { RoadGraph } from './graph.js';
 import { assemble, type RoutePath } from './path.js';
 import type { Snap } from './snap.js';
@@ -29,51 +29,69 @@ export function viaAlternatives(
   bestCost: number,
   want: number,
 ): RoutePath[] {
-  const seen = new Set<number>();
+  // Via nodes on the primary at its own cost lead back to the primary: skipped without unpacking them.
+  const onPrimary = new Uint32Array(primary.edges.length);
+  primary.edges.forEach((e, i) => (onPrimary[i] = g.head[e]!));
+  onPrimary.sort();
   const cands: Array<[number, number]> = [];
   for (const v of q.meetNodes) {
-    if (seen.has(v)) continue;
-    seen.add(v);
     const c = q.distF[v]! + q.distB[v]!;
-    if (c <= bestCost * MAX_STRETCH) cands.push([v, c]);
+    if (c <= bestCost * MAX_STRETCH && !(c <= bestCost + 1 && has(onPrimary, v))) cands.push([v, c]);
   }
-  cands.sort((a, b) => a[1] - b[1]);
-  const accepted: RoutePath[] = [primary];
-  const edgeSets = [new Set(primary.edges)];
+  cands.sort((a, b) => a[1] - b[1] || a[0] - b[0]);
+  // Accepted routes' edges, sorted: overlap is a binary search per edge, with no per-node or per-edge scratch
+  // memory (which would cost bytes per graph node in every routing thread).
+  const accepted = [sortedEdges(primary.edges)];
   const out: RoutePath[] = [];
-  let tried = 0;
+  let tried = 0,
+    last = -1;
   for (const [v] of cands) {
+    if (v === last) continue; // meetNodes may list a node twice
+    last = v;
     if (out.length >= want || tried++ >= MAX_CANDIDATES) break;
     const edges = q.unpack(v);
     const sNode = q.seedF(v),
       tNode = q.seedB(v);
     if (!simple(g, sNode, edges)) continue;
-    // Checks run on the bare edge list; the (allocation-heavy) route pieces are built only for accepted paths.
+    // Checks run on the bare edge list; the route pieces are built only for accepted paths.
     let len = 0;
     for (const e of edges) len += g.dist[e]!;
-    if (edgeSets.some((set) => shared(g, edges, set) >= MAX_SHARE * len)) continue;
+    if (accepted.some((set) => shared(g, edges, set) >= MAX_SHARE * len)) continue;
     if (!locallyOptimal(g, check, q, v, edges, sNode, bestCost * LOCAL_FRACTION)) continue;
-    const path = assemble(g, from, to, sNode, edges, tNode);
-    accepted.push(path);
-    edgeSets.push(new Set(edges));
-    out.push(path);
+    accepted.push(sortedEdges(edges));
+    out.push(assemble(g, from, to, sNode, edges, tNode));
   }
   return out;
 }
 
+const sortedEdges = (edges: number[]) => Uint32Array.from(edges).sort();
+
+/** No node visited twice (sorted copy of the visited nodes, then neighbours compared). */
 function simple(g: RoadGraph, start: number, edges: number[]): boolean {
-  const nodes = new Set<number>([start]);
-  for (const e of edges) {
-    const h = g.head[e]!;
-    if (nodes.has(h)) return false;
-    nodes.add(h);
-  }
+  const nodes = new Uint32Array(edges.length + 1);
+  nodes[0] = start;
+  for (let i = 0; i < edges.length; i++) nodes[i + 1] = g.head[edges[i]!]!;
+  nodes.sort();
+  for (let i = 1; i < nodes.length; i++) if (nodes[i] === nodes[i - 1]) return false;
   return true;
 }
 
-function shared(g: RoadGraph, edges: number[], other: Set<number>): number {
+function has(sorted: Uint32Array, x: number): boolean {
+  let lo = 0,
+    hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1,
+      y = sorted[mid]!;
+    if (y < x) lo = mid + 1;
+    else if (y > x) hi = mid - 1;
+    else return true;
+  }
+  return false;
+}
+
+function shared(g: RoadGraph, edges: number[], other: Uint32Array): number {
   let s = 0;
-  for (const e of edges) if (other.has(e)) s += g.dist[e]!;
+  for (const e of edges) if (has(other, e)) s += g.dist[e]!;
   return s;
 }
 
@@ -89,19 +107,36 @@ function locallyOptimal(
 ): boolean {
   // Position of v on the path: the forward part costs distF(v) minus the source seed's offset.
   const prefix = q.distF[v]! - q.distF[sNode]!;
-  const nodes = [sNode];
-  const cum = [0];
-  for (const e of edges) {
-    nodes.push(g.head[e]!);
-    cum.push(cum[cum.length - 1]! + g.ms[e]!);
-  }
+  // the sub-path's ends: the last node at least T/2 before v, the first at least T/2 after it
   let i = 0,
-    j = nodes.length - 1;
-  while (i + 1 < nodes.length && cum[i + 1]! <= prefix - T / 2) i++;
-  while (j - 1 > 0 && cum[j - 1]! >= prefix + T / 2) j--;
+    iNode = sNode,
+    iCum = 0,
+    cum = 0,
+    j = -1,
+    jNode = sNode,
+    jCum = 0;
+  let prev = sNode;
+  for (let k = 0; k < edges.length; k++) {
+    const e = edges[k]!;
+    if (cum + g.ms[e]! <= prefix - T / 2) {
+      i = k + 1;
+      iNode = g.head[e]!;
+      iCum = cum + g.ms[e]!;
+    }
+    cum += g.ms[e]!;
+    prev = g.head[e]!;
+    if (j < 0 && cum >= prefix + T / 2) {
+      j = k + 1;
+      jNode = prev;
+      jCum = cum;
+    }
+  }
+  if (j < 0) {
+    j = edges.length;
+    jNode = prev;
+    jCum = cum;
+  }
   if (j <= i) return true;
-  const sub = cum[j]! - cum[i]!;
-  const seeds: Seed[] = [[nodes[i]!, 0]];
-  const r = check.run(seeds, [[nodes[j]!, 0]]);
-  return r !== undefined && r.cost >= sub - 1; // 1 ms tolerance for equal-cost ties
+  const r = check.run([[iNode, 0]], [[jNode, 0]]);
+  return r !== undefined && r.cost >= jCum - iCum - 1; // 1 ms tolerance for equal-cost ties
 }

@@ -3,7 +3,7 @@ import { viaAlternatives } from './alternatives.js';
 import { CHQuery } from './ch-query.js';
 import { loadGraph, type RoadGraph } from './graph.js';
 import { maneuvers } from './maneuvers.js';
-import { assemble, directPath, polyline, sourceSeeds, targetSeeds, type RoutePath } from './path.js';
+import { assemble, directPath, lineJson, sourceSeeds, targetSeeds, type RoutePath } from './path.js';
 import { snapPoint } from './snap.js';
 import type { EnginePath, EngineResult, RouteOptions, RoutingEngine } from './types.js';
 
@@ -62,7 +62,7 @@ export class BuiltinEngine implements RoutingEngine {
       kind: 'ok',
       paths: paths.map((p, i): EnginePath => ({
         label: i === 0 ? 'Fastest' : `Alternative ${i}`,
-        coordinates: polyline(p),
+        line: lineJson(p),
         distance_m: p.distM,
         duration_s: p.ms / 1000,
         ...(withManeuvers ? { maneuvers: maneuvers(this.graph, p, opts.locale) } : {}),

@@ -28,7 +28,8 @@ interface LegAnswer {
  * Cache key of one leg. The origin is reduced to a cell (4 decimals = about 11 m; 3 with coarse_origin = about
  * 110 m) so nearby starts share an answer; the destination stays at full resolution (6 decimals, ~0.1 m).
  * Engine name and version (graph build id / upstream URL), alternatives and locale are part of the key, so a
- * re-import or an engine change never serves stale routes.
+ * re-import or an engine change never serves stale routes. `route2`: cached paths carry their line as JSON text
+ * (EnginePath.line); entries of the earlier shape are never read.
  */
 export function routeKey(
   engine: RoutingEngine,
@@ -40,7 +41,7 @@ export function routeKey(
 ): string {
   const f = coarse ? 1e3 : 1e4;
   const cell = `${Math.floor(a.lat * f)},${Math.floor(a.lng * f)}`;
-  return `route:${engine.name}:${engine.version ?? ''}:${alternatives}:${locale}:${coarse ? 'c' : 'f'}${cell}:${b.lat.toFixed(6)},${b.lng.toFixed(6)}`;
+  return `route2:${engine.name}:${engine.version ?? ''}:${alternatives}:${locale}:${coarse ? 'c' : 'f'}${cell}:${b.lat.toFixed(6)},${b.lng.toFixed(6)}`;
 }
 
 export interface DirectionsDeps {
@@ -52,7 +53,8 @@ export interface DirectionsDeps {
   cache?: RouteCache;
 }
 
-const lineString = (coordinates: Array<[number, number]>) => JSON.stringify({ type: 'LineString', coordinates });
+/** GeoJSON text around coordinates that are JSON text already (EnginePath.line). */
+const lineString = (line: string) => `{"type":"LineString","coordinates":${line}}`;
 
 /**
  * Directions in the spec's three shapes. The engine's answer races the caller's budget; on expiry or a generic
@@ -97,7 +99,7 @@ export class DirectionsService {
         label: p.label,
         distance_meters: Math.round(p.distance_m),
         duration_seconds: Math.round(p.duration_s),
-        polyline: lineString(p.coordinates),
+        polyline: lineString(p.line),
         ...(p.maneuvers ? { maneuvers: p.maneuvers } : {}),
       }));
       const primary = routes[0]!;
@@ -169,7 +171,7 @@ export class DirectionsService {
   private degraded(a: LatLng, b: LatLng, elapsedMs: number) {
     const s = straightLine(a, b);
     return {
-      polyline: lineString(s.coordinates),
+      polyline: lineString(JSON.stringify(s.coordinates)),
       distance_meters: s.distance_meters,
       duration_seconds: s.duration_seconds,
       routes: [],
@@ -187,11 +189,14 @@ export class DirectionsService {
         const from = stops[i]!;
         const res = await this.leg(from, to, r, r.maxWaitMs);
         if (res === 'unroutable') throw new AppError('DIRECTIONS_UNROUTABLE');
-        if (!res) return { partial: true, ...straightLine(from, to) };
+        if (!res) {
+          const s = straightLine(from, to);
+          return { partial: true, line: JSON.stringify(s.coordinates), ...s };
+        }
         const p = res.paths[0]!;
         return {
           partial: false,
-          coordinates: p.coordinates,
+          line: p.line,
           distance_meters: p.distance_m,
           duration_seconds: p.duration_s,
         };
@@ -199,7 +204,7 @@ export class DirectionsService {
     );
     const partial = legs.some((l) => l.partial);
     return {
-      polyline: JSON.stringify({ type: 'MultiLineString', coordinates: legs.map((l) => l.coordinates) }),
+      polyline: `{"type":"MultiLineString","coordinates":[${legs.map((l) => l.line).join(',')}]}`,
       distance_meters: Math.round(legs.reduce((s, l) => s + l.distance_meters, 0)),
       duration_seconds: Math.round(legs.reduce((s, l) => s + l.duration_seconds, 0)),
       legs: legs.length,

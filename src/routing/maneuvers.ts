@@ -1,7 +1,7 @@
 import { className } from './profile.js';
 import type { RoadGraph } from './graph.js';
 import { instruction, modifierOf, type InstructionInput, type Locale } from './instructions.js';
-import type { Piece, RoutePath } from './path.js';
+import type { RoutePath } from './path.js';
 import type { Maneuver } from './types.js';
 
 /**
@@ -12,44 +12,45 @@ import type { Maneuver } from './types.js';
  * totals exactly (to the rounding unit).
  */
 export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[] {
-  const pcs = p.pieces;
+  const n = p.n,
+    way = p.way,
+    pts = p.pts;
   const nameOf = (w: number) => streetName(g, w, locale);
+  /** Bearing of piece i (from point i to point i + 1). */
+  const brg = (i: number) => bearingOf(pts[2 * i]!, pts[2 * i + 1]!, pts[2 * i + 2]!, pts[2 * i + 3]!);
   const steps: Array<{ at: number; input: InstructionInput; way: number }> = [];
-  steps.push({
-    at: 0,
-    way: pcs[0]!.way,
-    input: { type: 'depart', bearing: bearing(pcs[0]!), name: nameOf(pcs[0]!.way) },
-  });
+  steps.push({ at: 0, way: way[0]!, input: { type: 'depart', bearing: brg(0), name: nameOf(way[0]!) } });
   let exits = 0;
   let roundaboutStep: (typeof steps)[number] | undefined;
-  for (let i = 0; i + 1 < pcs.length; i++) {
-    const a = pcs[i]!,
-      b = pcs[i + 1]!;
-    const v = a.node;
+  for (let i = 0; i + 1 < n; i++) {
+    const aWay = way[i]!,
+      bWay = way[i + 1]!;
+    const v = p.node[i]!;
     // Fast path: a shape point inside one way with no other way out (most boundaries) has nothing to announce.
-    if (a.way === b.way && v >= 0 && g.first[v + 1]! - g.first[v]! <= 2) continue;
-    const rbIn = g.wayRoundabout[a.way] === 1,
-      rbOut = g.wayRoundabout[b.way] === 1;
-    const angle = turnAngle(bearing(a), bearing(b));
-    const opts = options(g, v, a, b);
+    if (aWay === bWay && v >= 0 && g.first[v + 1]! - g.first[v]! <= 2) continue;
+    const rbIn = g.wayRoundabout[aWay] === 1,
+      rbOut = g.wayRoundabout[bWay] === 1;
+    const inB = brg(i);
+    const angle = turnAngle(inB, brg(i + 1));
+    const opts = options(g, v, p, i, inB);
     if (rbIn || rbOut) {
       if (!rbIn && rbOut) {
         exits = 0;
-        roundaboutStep = { at: i + 1, way: b.way, input: { type: 'roundabout', exit: 1, name: '' } };
+        roundaboutStep = { at: i + 1, way: bWay, input: { type: 'roundabout', exit: 1, name: '' } };
         steps.push(roundaboutStep);
       } else if (rbIn) {
         if (opts.others.some((o) => !g.wayRoundabout[o.way])) exits++;
         if (!rbOut) {
           if (roundaboutStep) {
             roundaboutStep.input.exit = Math.max(1, exits + 1);
-            roundaboutStep.input.name = nameOf(b.way);
-            roundaboutStep.way = b.way;
+            roundaboutStep.input.name = nameOf(bWay);
+            roundaboutStep.way = bWay;
           } else {
             // the route started inside the roundabout: just say where to leave it
             steps.push({
               at: i + 1,
-              way: b.way,
-              input: { type: 'turn', modifier: modifierOf(angle), name: nameOf(b.way) },
+              way: bWay,
+              input: { type: 'turn', modifier: modifierOf(angle), name: nameOf(bWay) },
             });
           }
           roundaboutStep = undefined;
@@ -57,42 +58,43 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
       }
       continue;
     }
-    const renamed = nameKey(g, a.way) !== nameKey(g, b.way);
+    // way names are interned at import (one index per distinct name tuple), so indices compare like the names
+    const renamed = g.wayName[aWay] !== g.wayName[bWay];
     const mod = modifierOf(angle);
-    const inCls = className(g.wayCls[a.way]!),
-      outCls = className(g.wayCls[b.way]!);
+    const inCls = className(g.wayCls[aWay]!),
+      outCls = className(g.wayCls[bWay]!);
     let input: InstructionInput | undefined;
     if (!renamed && Math.abs(angle) < 20)
       input = undefined; // straight on along the same road
-    else if (mod === 'uturn') input = { type: 'turn', modifier: 'uturn', name: nameOf(b.way) };
+    else if (mod === 'uturn') input = { type: 'turn', modifier: 'uturn', name: nameOf(bWay) };
     else if (inCls.endsWith('_link') && (outCls === 'motorway' || outCls === 'trunk') && opts.merging) {
-      input = { type: 'merge', modifier: angle < 0 ? 'slight left' : 'slight right', name: nameOf(b.way) };
+      input = { type: 'merge', modifier: angle < 0 ? 'slight left' : 'slight right', name: nameOf(bWay) };
     } else if (opts.others.length === 1 && Math.abs(angle) < 45 && Math.abs(opts.others[0]!.angle) < 45) {
       input = {
         type: 'fork',
         modifier: angle < opts.others[0]!.angle ? 'slight left' : 'slight right',
-        name: nameOf(b.way),
+        name: nameOf(bWay),
       };
     } else if (Math.abs(angle) >= 45 && (opts.others.length > 0 || renamed)) {
       // a real turn: either there was another way to go, or the road bends onto a new street
       if (renamed || opts.others.some((o) => Math.abs(o.angle) < Math.abs(angle)))
-        input = { type: 'turn', modifier: mod, name: nameOf(b.way) };
-    } else if (renamed && nameOf(b.way)) {
-      input = { type: 'continue', modifier: mod, name: nameOf(b.way) };
+        input = { type: 'turn', modifier: mod, name: nameOf(bWay) };
+    } else if (renamed && nameOf(bWay)) {
+      input = { type: 'continue', modifier: mod, name: nameOf(bWay) };
     }
-    if (input) steps.push({ at: i + 1, way: b.way, input });
+    if (input) steps.push({ at: i + 1, way: bWay, input });
   }
   // Cumulative distance/time at each piece boundary, rounded once so the per-step differences sum exactly.
-  const cumD = [0],
-    cumT = [0];
-  for (const pc of pcs) {
-    cumD.push(cumD[cumD.length - 1]! + pc.distM);
-    cumT.push(cumT[cumT.length - 1]! + pc.ms / 1000);
+  const cumD = new Float64Array(n + 1),
+    cumT = new Float64Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    cumD[i + 1] = cumD[i]! + p.dist[i]!;
+    cumT[i + 1] = cumT[i]! + p.time[i]! / 1000;
   }
   const r1 = (x: number) => Math.round(x * 10) / 10;
+  const point = (k: number): [number, number] => [pts[2 * k]!, pts[2 * k + 1]!];
   const out: Maneuver[] = steps.map((s, k) => {
-    const end = k + 1 < steps.length ? steps[k + 1]!.at : pcs.length;
-    const loc = pcs[Math.min(s.at, pcs.length - 1)]!.from;
+    const end = k + 1 < steps.length ? steps[k + 1]!.at : n;
     return {
       type: s.input.type,
       ...(s.input.modifier && s.input.type !== 'depart' ? { modifier: s.input.modifier } : {}),
@@ -101,7 +103,7 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
       distance_m: r1(r1(cumD[end]!) - r1(cumD[s.at]!)),
       duration_s: r1(r1(cumT[end]!) - r1(cumT[s.at]!)),
       street_name: s.input.name,
-      location: loc,
+      location: point(Math.min(s.at, n - 1)),
     };
   });
   out.push({
@@ -109,8 +111,8 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
     instruction: instruction({ type: 'arrive', name: '' }, locale),
     distance_m: 0,
     duration_s: 0,
-    street_name: nameOf(pcs[pcs.length - 1]!.way),
-    location: pcs[pcs.length - 1]!.to,
+    street_name: nameOf(way[n - 1]!),
+    location: point(n),
   });
   return out;
 }
@@ -121,13 +123,9 @@ export function streetName(g: RoadGraph, way: number, locale: Locale): string {
   return (locale === 'ar' ? ar : en) || name || ref || '';
 }
 
-const nameKey = (g: RoadGraph, way: number) => (g.meta.names[g.wayName[way]!] ?? []).join('|');
-
-/** Initial bearing of a piece, degrees clockwise from north. */
-export function bearing(p: Piece): number {
+/** Initial bearing from (lng1, lat1) to (lng2, lat2), degrees clockwise from north. */
+export function bearingOf(lng1: number, lat1: number, lng2: number, lat2: number): number {
   const toRad = Math.PI / 180;
-  const [lng1, lat1] = p.from,
-    [lng2, lat2] = p.to;
   const y = Math.sin((lng2 - lng1) * toRad) * Math.cos(lat2 * toRad);
   const x =
     Math.cos(lat1 * toRad) * Math.sin(lat2 * toRad) -
@@ -138,20 +136,27 @@ export function bearing(p: Piece): number {
 const turnAngle = (inB: number, outB: number) => ((outB - inB + 540) % 360) - 180;
 
 /**
- * The other drivable choices at the junction ending piece `a` (excluding the taken one and going back), with
- * their turn angles; `merging` says whether another road also flows into the junction (a real merge).
+ * The other drivable choices at the junction between pieces i and i + 1 (excluding the taken one and going
+ * back), with their turn angles from `inB`; `merging` says whether another road also flows into the junction.
  */
-function options(g: RoadGraph, v: number, a: Piece, b: Piece) {
+function options(g: RoadGraph, v: number, p: RoutePath, i: number, inB: number) {
   const others: Array<{ way: number; angle: number }> = [];
   if (v < 0) return { others, merging: false };
-  const inB = bearing(a);
+  const pts = p.pts;
+  const backX = pts[2 * i]!,
+    backY = pts[2 * i + 1]!; // where piece i came from
+  const atX = pts[2 * i + 2]!,
+    atY = pts[2 * i + 3]!; // the junction
+  const takenX = pts[2 * i + 4]!,
+    takenY = pts[2 * i + 5]!; // where piece i + 1 goes
   for (let e = g.first[v]!; e < g.first[v + 1]!; e++) {
     const h = g.head[e]!;
-    const to: [number, number] = [g.lon[h]!, g.lat[h]!];
-    if ((to[0] === a.from[0] && to[1] === a.from[1]) || (to[0] === b.to[0] && to[1] === b.to[1])) continue;
-    others.push({ way: g.way[e]!, angle: turnAngle(inB, bearing({ ...b, from: b.from, to })) });
+    const x = g.lon[h]!,
+      y = g.lat[h]!;
+    if ((x === backX && y === backY) || (x === takenX && y === takenY)) continue;
+    others.push({ way: g.way[e]!, angle: turnAngle(inB, bearingOf(atX, atY, x, y)) });
   }
   // A merge needs the target road to exist before the junction too, i.e. the junction has a way in besides ours.
-  const merging = g.wayCls[a.way] !== g.wayCls[b.way];
+  const merging = g.wayCls[p.way[i]!] !== g.wayCls[p.way[i + 1]!];
   return { others, merging };
 }

@@ -2,19 +2,19 @@ import type { Seed } from './ch-query.js';
 import type { RoadGraph } from './graph.js';
 import type { Snap } from './snap.js';
 
-/** One drivable piece of a route: a whole graph edge, or the partial segment from/to a snapped point. */
-export interface Piece {
-  way: number;
-  distM: number;
-  ms: number;
-  from: [number, number]; // [lng, lat]
-  to: [number, number];
-  /** Graph node at the end of the piece (-1 for the final partial piece ending at the destination). */
-  node: number;
-}
-
+/**
+ * A route as struct-of-arrays pieces (a long route has thousands; one object per piece was most of its cost).
+ * Piece i is a whole graph edge, or the partial segment from/to a snapped point, and runs from point i to point
+ * i + 1 of `pts`. `node[i]` is the graph node at its end (-1 for a final partial piece ending at the destination).
+ */
 export interface RoutePath {
-  pieces: Piece[];
+  n: number;
+  way: Uint32Array;
+  node: Int32Array;
+  dist: Float64Array;
+  time: Float64Array;
+  /** [lng0, lat0, lng1, lat1, ...]: n + 1 points. */
+  pts: Float64Array;
   /** Graph edges in order (for overlap tests between alternatives). */
   edges: number[];
   distM: number;
@@ -38,8 +38,6 @@ export function tailOf(g: RoadGraph, e: number): number {
 
 /** Snapped points to OSM's own precision (1e-7 degree, ~1 cm). */
 const r7 = (x: number) => Math.round(x * 1e7) / 1e7;
-
-export const coord = (g: RoadGraph, v: number): [number, number] => [g.lon[v]!, g.lat[v]!];
 
 /** Where a route may start from a snapped origin: the far end of the segment in each drivable direction. */
 export function sourceSeeds(g: RoadGraph, s: Snap): Seed[] {
@@ -66,41 +64,101 @@ export function targetSeeds(g: RoadGraph, s: Snap): Seed[] {
   return out;
 }
 
+/** Collects pieces in driving order; pieces of (almost) zero length carry no geometry and would confuse bearings. */
+class PathBuilder {
+  private readonly p: RoutePath;
+  constructor(cap: number, edges: number[]) {
+    this.p = {
+      n: 0,
+      way: new Uint32Array(cap),
+      node: new Int32Array(cap),
+      dist: new Float64Array(cap),
+      time: new Float64Array(cap),
+      pts: new Float64Array(2 * cap + 2),
+      edges,
+      distM: 0,
+      ms: 0,
+    };
+  }
+  /** The first piece offered, kept in case every piece turns out zero-length (a route of one point). */
+  private first: Parameters<PathBuilder['add']> | undefined;
+  add(
+    way: number,
+    distM: number,
+    ms: number,
+    fromLng: number,
+    fromLat: number,
+    toLng: number,
+    toLat: number,
+    node: number,
+  ) {
+    this.first ??= [way, distM, ms, fromLng, fromLat, toLng, toLat, node];
+    if (distM <= 0.01) return;
+    this.put(way, distM, ms, fromLng, fromLat, toLng, toLat, node);
+  }
+  private put(
+    way: number,
+    distM: number,
+    ms: number,
+    fromLng: number,
+    fromLat: number,
+    toLng: number,
+    toLat: number,
+    node: number,
+  ) {
+    const p = this.p,
+      i = p.n++;
+    if (i === 0) {
+      p.pts[0] = fromLng;
+      p.pts[1] = fromLat;
+    }
+    p.way[i] = way;
+    p.node[i] = node;
+    p.dist[i] = distM;
+    p.time[i] = ms;
+    p.pts[2 * i + 2] = toLng;
+    p.pts[2 * i + 3] = toLat;
+    p.distM += distM;
+    p.ms += ms;
+  }
+  done(): RoutePath {
+    if (this.p.n === 0 && this.first) this.put(...this.first);
+    return this.p;
+  }
+}
+
 /** The partial piece between a snapped point and a segment end node, in driving order. */
-function partial(g: RoadGraph, s: Snap, node: number, atStart: boolean): Piece {
+function partial(g: RoadGraph, s: Snap, node: number, atStart: boolean, out: PathBuilder): void {
   const [i0, i1] = segEdgeRange(g, s.seg, false);
   const [j0, j1] = segEdgeRange(g, s.seg, true);
-  const p: [number, number] = [r7(s.lon), r7(s.lat)];
-  const nc = coord(g, node);
+  const px = r7(s.lon),
+    py = r7(s.lat);
+  const nx = g.lon[node]!,
+    ny = g.lat[node]!;
   // Which direction of the segment is driven: the node is `b` (fwd) when it has b's coordinates.
-  const isB = nc[0] === g.lon[g.segB[s.seg]!] && nc[1] === g.lat[g.segB[s.seg]!];
+  const isB = nx === g.lon[g.segB[s.seg]!] && ny === g.lat[g.segB[s.seg]!];
   let fwd = atStart ? isB : !isB;
   // a zero-length segment (two OSM nodes at one position) cannot tell its direction by coordinates
   if ((fwd ? i1 - i0 : j1 - j0) === 0) fwd = !fwd;
   if ((fwd ? i1 - i0 : j1 - j0) === 0) throw new Error('snapped segment has no drivable edge');
   const e = g.segEdges[fwd ? i0 : j0]!;
   const frac = fwd === atStart ? 1 - s.t : s.t;
-  return {
-    way: g.way[e]!,
-    distM: frac * g.dist[e]!,
-    ms: frac * g.ms[e]!,
-    from: atStart ? p : nc,
-    to: atStart ? nc : p,
-    node: atStart ? node : -1,
-  };
+  if (atStart) out.add(g.way[e]!, frac * g.dist[e]!, frac * g.ms[e]!, px, py, nx, ny, node);
+  else out.add(g.way[e]!, frac * g.dist[e]!, frac * g.ms[e]!, nx, ny, px, py, -1);
 }
 
 /** Assembles a full route from the source seed node, the graph edges between, and the target seed node. */
 export function assemble(g: RoadGraph, from: Snap, to: Snap, sNode: number, edges: number[], tNode: number): RoutePath {
-  const pieces: Piece[] = [partial(g, from, sNode, true)];
+  const b = new PathBuilder(edges.length + 2, edges);
+  partial(g, from, sNode, true, b);
   let prev = sNode;
   for (const e of edges) {
     const h = g.head[e]!;
-    pieces.push({ way: g.way[e]!, distM: g.dist[e]!, ms: g.ms[e]!, from: coord(g, prev), to: coord(g, h), node: h });
+    b.add(g.way[e]!, g.dist[e]!, g.ms[e]!, g.lon[prev]!, g.lat[prev]!, g.lon[h]!, g.lat[h]!, h);
     prev = h;
   }
-  pieces.push(partial(g, to, tNode, false));
-  return finishPath(pieces, edges);
+  partial(g, to, tNode, false, b);
+  return b.done();
 }
 
 /** Origin and destination on the same segment, destination ahead in a drivable direction. */
@@ -111,41 +169,32 @@ export function directPath(g: RoadGraph, from: Snap, to: Snap): RoutePath | unde
   if (i0 === i1) return undefined;
   const e = g.segEdges[i0]!;
   const frac = Math.abs(to.t - from.t);
-  return finishPath(
-    [
-      {
-        way: g.way[e]!,
-        distM: frac * g.dist[e]!,
-        ms: frac * g.ms[e]!,
-        from: [r7(from.lon), r7(from.lat)],
-        to: [r7(to.lon), r7(to.lat)],
-        node: -1,
-      },
-    ],
-    [],
-  );
+  const b = new PathBuilder(1, []);
+  b.add(g.way[e]!, frac * g.dist[e]!, frac * g.ms[e]!, r7(from.lon), r7(from.lat), r7(to.lon), r7(to.lat), -1);
+  return b.done();
 }
 
-function finishPath(all: Piece[], edges: number[]): RoutePath {
-  // Zero-length partial pieces (a snap exactly on a node) carry no geometry and would confuse bearings.
-  const pieces = all.filter((p) => p.distM > 0.01);
-  if (!pieces.length) pieces.push(all[0]!);
-  let distM = 0,
-    ms = 0;
-  for (const p of pieces) {
-    distM += p.distM;
-    ms += p.ms;
+/**
+ * The route line as the JSON text of its coordinates array (`[[lng,lat],...]`, repeated points dropped), built
+ * here in the routing thread: one string crosses to the main thread instead of thousands of small arrays, and
+ * the response embeds it without another stringify. Coordinates at OSM's own precision (7 decimals; toFixed is
+ * the cheapest number formatting V8 has, and a long route has tens of thousands of numbers).
+ */
+export function lineJson(p: RoutePath): string {
+  const pts = p.pts;
+  let lx = pts[0]!.toFixed(7),
+    ly = pts[1]!.toFixed(7);
+  let out = '[[' + lx + ',' + ly + ']';
+  let count = 1;
+  for (let i = 1; i <= p.n; i++) {
+    const x = pts[2 * i]!.toFixed(7),
+      y = pts[2 * i + 1]!.toFixed(7);
+    if (x === lx && y === ly) continue;
+    out += ',[' + x + ',' + y + ']';
+    lx = x;
+    ly = y;
+    count++;
   }
-  return { pieces, edges, distM, ms };
-}
-
-/** The route polyline: each piece's end point, after the start; repeated points dropped. */
-export function polyline(p: RoutePath): Array<[number, number]> {
-  const out: Array<[number, number]> = [p.pieces[0]!.from];
-  for (const x of p.pieces) {
-    const last = out[out.length - 1]!;
-    if (last[0] !== x.to[0] || last[1] !== x.to[1]) out.push(x.to);
-  }
-  if (out.length === 1) out.push(out[0]!);
-  return out;
+  if (count === 1) out += ',[' + lx + ',' + ly + ']';
+  return out + ']';
 }

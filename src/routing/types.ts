@@ -17,7 +17,11 @@ export interface Maneuver {
 /** One computed path between consecutive stops, as an engine returns it. */
 export interface EnginePath {
   label: string;
-  coordinates: Array<[number, number]>; // [lng, lat]
+  /**
+   * The line's coordinates as JSON text, `[[lng,lat],...]`: built where the path is (a routing thread, an
+   * upstream answer) so responses and the route cache embed it as it is, never re-serializing thousands of points.
+   */
+  line: string;
   distance_m: number;
   duration_s: number;
   maneuvers?: Maneuver[];

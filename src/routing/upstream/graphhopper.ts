@@ -101,7 +101,7 @@ function toPath(p: GhPath, i: number, locale: 'en' | 'ar'): EnginePath {
   });
   return {
     label: i === 0 ? 'Fastest' : `Alternative ${i}`,
-    coordinates: coords,
+    line: JSON.stringify(coords),
     distance_m: p.distance,
     duration_s: p.time / 1000,
     maneuvers,

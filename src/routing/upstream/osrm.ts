@@ -91,7 +91,7 @@ function toPath(rt: OsrmRoute, i: number, locale: 'en' | 'ar'): EnginePath {
   }
   return {
     label: i === 0 ? 'Fastest' : `Alternative ${i}`,
-    coordinates: rt.geometry.coordinates,
+    line: JSON.stringify(rt.geometry.coordinates),
     distance_m: rt.distance,
     duration_s: rt.duration,
     maneuvers,

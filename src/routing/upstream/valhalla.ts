@@ -122,7 +122,7 @@ function toPath(trip: ValhallaTrip, i: number, locale: 'en' | 'ar'): EnginePath 
   }
   return {
     label: i === 0 ? 'Fastest' : `Alternative ${i}`,
-    coordinates,
+    line: JSON.stringify(coordinates),
     distance_m: trip.summary.length * 1000,
     duration_s: trip.summary.time,
     maneuvers,
