@@ -7,6 +7,11 @@ import { configWith } from '../src/config/load.js';
 import type { AdmittedStaticMaps } from '../src/tiles/staticmap.js';
 import type { TieredTileService } from '../src/tiles/tiered.js';
 import type { TileOrigin } from '../src/tiles/origins/types.js';
+import { RenderOrigin } from '../src/tiles/origins/render.js';
+import { RenderPool } from '../src/render/worker-pool.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const PNG_1x1 = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
@@ -340,4 +345,61 @@ describe('admission control on the real app', () => {
     // Never rendered, so never stored: asked again, it is drawn now.
     expect((await timed(s, `/maps/v1/tiles/15/17000/11000.png?t=${t}`)).source).toBe('fresh');
   }, 30_000);
+
+  it('a cold tile aborted after admission: its render is dropped if its thread has not begun it, and not awaited if it has', async () => {
+    // One render thread that holds each render 800 ms (test hook), two origin calls admitted at once: the second
+    // tile waits on the thread behind the first.
+    const dir = mkdtempSync(join(tmpdir(), 'svcmaps-render-abort-'));
+    const pool = new RenderPool(1, dir, { testDelayMs: 800 });
+    const b = await startServer(
+      { data_dir: dir, tiles: { concurrency: 2, store: false } },
+      { tileOrigin: new RenderOrigin(pool) },
+    );
+    try {
+      const tok = await tileToken(b);
+      const admission = (b.app.services.tiles as TieredTileService).admission;
+      expect((await timed(b, `/maps/v1/tiles/3/1/1.png?t=${tok}`)).status).toBe(200); // thread start-up
+      const base = pool.stats;
+      const aborted = (url: string, afterMs: number) => {
+        const ac = new AbortController();
+        setTimeout(() => ac.abort(), afterMs);
+        return fetch(url, { signal: ac.signal }).catch((e: Error) => e.name);
+      };
+      // First drawn, second queued on the thread; the second's client leaves while it waits there.
+      const first = timed(b, `/maps/v1/tiles/14/9001/6001.png?t=${tok}`);
+      const second = aborted(`${b.url}/maps/v1/tiles/14/9002/6002.png?t=${tok}`, 200);
+      await sleep(100);
+      expect(admission.active).toBe(2);
+      expect(pool.stats.active - base.active).toBe(2);
+      expect(await second).toBe('AbortError');
+      await sleep(50);
+      expect(admission.active).toBe(1); // its admission slot is free: nothing awaits the dropped render
+      expect((await first).status).toBe(200);
+      for (let i = 0; i < 100 && pool.stats.active > 0; i++) await sleep(20);
+      expect(pool.stats).toMatchObject({
+        active: 0,
+        skipped: base.skipped + 1, // never drawn
+        completed: base.completed + 1, // only the first
+        aborted: base.aborted + 1,
+      });
+      // A tile whose client leaves while its thread draws it: the request ends at once, the slot is freed, and the
+      // draw finishes unawaited (its bytes are discarded).
+      const t0 = performance.now();
+      const third = aborted(`${b.url}/maps/v1/tiles/14/9003/6003.png?t=${tok}`, 200);
+      expect(await third).toBe('AbortError');
+      await sleep(50);
+      expect(performance.now() - t0).toBeLessThan(700);
+      expect(admission.active).toBe(0);
+      expect(pool.stats.active).toBe(1); // the thread still draws it
+      for (let i = 0; i < 100 && pool.stats.active > 0; i++) await sleep(20);
+      expect(pool.stats).toMatchObject({ skipped: base.skipped + 1, completed: base.completed + 2 });
+      expect(b.app.requests.inflight).toBe(0);
+      // Never stored: asked again, both are drawn now.
+      for (const y of [6002, 6003])
+        expect((await timed(b, `/maps/v1/tiles/14/${y + 3000}/${y}.png?t=${tok}`)).source).toBe('fresh');
+    } finally {
+      await b.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -94,6 +94,8 @@ export interface WorkerPoolStats {
   expired: number;
   aborted: number;
   replaced: number;
+  /** Tasks a thread answered (with a value or an error) while someone still waited for them. */
+  completed: number;
 }
 
 export class WorkerPool {
@@ -105,7 +107,7 @@ export class WorkerPool {
   private closed = false;
   /** Threads in a row that died before their engine was set up: the next one starts after a growing back-off. */
   private startFailures = 0;
-  private readonly counts = { shed: 0, expired: 0, aborted: 0, replaced: 0 };
+  private readonly counts = { shed: 0, expired: 0, aborted: 0, replaced: 0, completed: 0 };
 
   constructor(private readonly o: WorkerPoolOptions) {
     if (o.size < 1) throw new Error(`${o.name} pool needs at least one thread`);
@@ -234,6 +236,7 @@ export class WorkerPool {
     }
     const task = slot.task;
     if (!task || task.id !== m.id) return;
+    if (!task.settled) this.counts.completed++;
     if (m.ok) this.settle(task, undefined, m.v);
     else this.settle(task, Object.assign(new Error(m.e ?? `${this.o.name} task failed`), { name: m.n ?? 'Error' }));
     this.free(slot);

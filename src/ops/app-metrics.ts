@@ -73,7 +73,9 @@ export function timedOrigin(origin: TileOrigin | undefined, registry: MetricsReg
         seconds.observe({ origin: origin.name, zoom: z }, (performance.now() - t0) / 1000);
         return bytes;
       } catch (e) {
-        failures.inc({ origin: origin.name, zoom: z });
+        // A render dropped because every requester went away is not an origin failure (a deadline is).
+        if (!signal.aborted || (signal.reason as Error | undefined)?.name === 'TimeoutError')
+          failures.inc({ origin: origin.name, zoom: z });
         throw e;
       }
     },

@@ -34,14 +34,18 @@ type Produced = { bytes: Buffer; from: 'cache' | 'fresh'; hash?: string } | unde
 
 /**
  * One production of a cold tile, shared by every request for it (single-flight). It remembers how many requests
- * still wait for it: when the last one goes (client aborted, or it stopped waiting) before the render started, the
- * render is dropped from the queue and the flight forgotten.
+ * still wait for it. When the last one goes before the render started (client aborted, or it stopped waiting), the
+ * render is dropped from the admission queue and the flight forgotten. When the last one goes after the render
+ * started because its requester went away (client gone, whole-request deadline), the origin is told too: the
+ * render pool drops the render if its thread has not begun it, and nothing awaits it any more. A render that
+ * started and outlived tiles.timeout_ms for someone (`late`) is kept: its tile is stored for the next request.
  */
 interface Flight {
   promise: Promise<Produced>;
   lane: Lane;
   waiters: number;
   started: boolean;
+  late: boolean;
   abort: AbortController;
   ticket: Ticket;
 }
@@ -112,6 +116,7 @@ export class TieredTileService implements TileService {
         lane,
         waiters: 0,
         started: false,
+        late: false,
         abort: new AbortController(),
         ticket: {},
       };
@@ -132,31 +137,33 @@ export class TieredTileService implements TileService {
     f.waiters++;
     return new Promise<Produced>((resolve, reject) => {
       let settled = false;
-      const leave = (): boolean => {
+      const leave = (why: 'answered' | 'late' | 'gone'): boolean => {
         if (settled) return false;
         settled = true;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        if (--f.waiters === 0 && !f.started) {
-          f.abort.abort(); // still queued and nobody waits: drop it
+        if (why === 'late') f.late = true;
+        // Nobody waits any more: drop it while queued, or (requesters gone) stop the origin's work on it.
+        if (--f.waiters === 0 && (!f.started || (why === 'gone' && !f.late))) {
+          f.abort.abort();
           if (this.flights.get(key) === f) this.flights.delete(key);
         }
         return true;
       };
       const timer = setTimeout(() => {
-        if (leave()) reject(new OriginError('timeout', `no tile within ${this.o.timeoutMs} ms`));
+        if (leave('late')) reject(new OriginError('timeout', `no tile within ${this.o.timeoutMs} ms`));
       }, this.o.timeoutMs);
       const onAbort = () => {
-        if (leave()) reject(new OriginError('failed', 'the requester went away'));
+        if (leave('gone')) reject(new OriginError('failed', 'the requester went away'));
       };
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
       f.promise.then(
         (v) => {
-          if (leave()) resolve(v);
+          if (leave('answered')) resolve(v);
         },
         (e: unknown) => {
-          if (leave()) reject(e instanceof Error ? e : new Error(String(e)));
+          if (leave('answered')) reject(e instanceof Error ? e : new Error(String(e)));
         },
       );
     });
@@ -172,7 +179,9 @@ export class TieredTileService implements TileService {
     const render = () => {
       f.started = true;
       this.originCalls++;
-      return origin.fetch(r.z, r.x, r.y, scale, AbortSignal.timeout(Math.max(this.o.timeoutMs * 3, 30_000)));
+      // The flight's signal (every requester gone) and a backstop for an origin that never answers.
+      const signal = AbortSignal.any([f.abort.signal, AbortSignal.timeout(Math.max(this.o.timeoutMs * 3, 30_000))]);
+      return origin.fetch(r.z, r.x, r.y, scale, signal);
     };
     // A static map's basemap tile (batch, not prefetch) belongs to a map admitted already: it waits up to the tile
     // timeout instead of the batch budget and is not refused on a predicted wait, so an admitted map is finished.

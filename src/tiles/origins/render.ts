@@ -1,24 +1,34 @@
 import { statSync } from 'node:fs';
 import type { TileRenderer } from '../../render/tile-renderer.js';
-import type { RenderPool } from '../../render/worker-pool.js';
+import type { RenderPool, RenderPoolStats } from '../../render/worker-pool.js';
 import type { Scale } from '../warm-store.js';
 import { OriginError, type TileOrigin } from './types.js';
 
 /**
  * The built-in renderer as an origin: every tile exists (Natural Earth covers the world), always PNG. Renders on
- * the pool's threads when given one, otherwise on the calling thread (tests, tiny deployments).
+ * the pool's threads when given one, otherwise on the calling thread (tests, tiny deployments). `signal` fires when
+ * nobody waits for the tile any more: a render not begun yet is dropped, and a begun one is no longer awaited.
  */
 export class RenderOrigin implements TileOrigin {
   readonly name = 'render';
   constructor(private readonly renderer: TileRenderer | RenderPool) {}
 
-  async fetch(z: number, x: number, y: number, scale: Scale): Promise<Buffer> {
+  /** The render threads' occupancy (undefined when rendering on the calling thread). */
+  get stats(): RenderPoolStats | undefined {
+    return 'renderTile' in this.renderer ? undefined : this.renderer.stats;
+  }
+
+  async fetch(z: number, x: number, y: number, scale: Scale, signal?: AbortSignal): Promise<Buffer> {
     try {
-      return 'renderTile' in this.renderer
-        ? await this.renderer.renderTile(z, x, y, scale, 'png')
-        : await this.renderer.render(z, x, y, scale, 'png');
+      if ('render' in this.renderer) return await this.renderer.render(z, x, y, scale, 'png', signal);
+      signal?.throwIfAborted();
+      return await this.renderer.renderTile(z, x, y, scale, 'png');
     } catch (e) {
-      throw new OriginError('failed', `render ${z}/${x}/${y}@${scale}x: ${(e as Error).message}`);
+      const timedOut = signal?.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError';
+      throw new OriginError(
+        timedOut ? 'timeout' : 'failed',
+        `render ${z}/${x}/${y}@${scale}x: ${(e as Error).message}`,
+      );
     }
   }
 
