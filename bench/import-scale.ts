@@ -1,6 +1,6 @@
 /**
  * Import at country scale: builds (or reuses) a synthetic country with ../shared/tools/synth-country.mjs (needs
- * Debian osmium-tool), then imports it one stage at a time, each in its own process so its peak RSS
+ * Debian osmium-tool; see bench/synth.ts), then imports it one stage at a time, each in its own process so its peak RSS
  * (getrusage maxRSS) is that stage's alone, and prints one table.
  *
  *   npx tsx bench/import-scale.ts [--copies 100] [--memory 4g] [--stages render,roads,places] [--pbf FILE]
@@ -8,13 +8,12 @@
  * The country goes to $TMPDIR/svcmaps-bench-import/country-N.osm.pbf and is reused; data directories are temporary.
  * Numbers from a shared machine move with its load: the table prints the load average beside them.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { IMPORTERS } from '../src/import/importers.js';
 import { parseSize } from '../src/import/node-index.js';
+import { importStage, syntheticCountry } from './synth.js';
 
 const args = process.argv.slice(2);
 const opt = (k: string, d: string) => {
@@ -37,37 +36,20 @@ if (args[0] === '--child') {
     }) + '\n',
   );
 } else {
-  const here = dirname(fileURLToPath(import.meta.url));
   const copies = Number(opt('--copies', '100'));
   const memory = parseSize(opt('--memory', '4g'));
   const stages = opt('--stages', 'render,roads,places').split(',');
-  let pbf = opt('--pbf', '');
-  if (!pbf) {
-    const dir = join(tmpdir(), 'svcmaps-bench-import');
-    mkdirSync(dir, { recursive: true });
-    pbf = join(dir, `country-${copies}.osm.pbf`);
-    if (!existsSync(pbf)) {
-      const tool = join(here, '..', '..', 'shared', 'tools', 'synth-country.mjs');
-      process.stderr.write(`building ${pbf} (${copies} copies)...\n`);
-      const g = spawnSync(process.execPath, [tool, '--copies', String(copies), '--out', pbf], { stdio: 'inherit' });
-      if (g.status !== 0) throw new Error(`synth-country.mjs failed (needs osmium-tool): exit ${g.status}`);
-    }
-  }
+  const pbf = opt('--pbf', '') || syntheticCountry(copies);
   const rows: string[] = [];
   for (const stage of stages) {
     const data = mkdtempSync(join(tmpdir(), `svcmaps-bench-${stage}-`));
     const load = loadavg()[0]!.toFixed(1);
-    const r = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', stage, pbf, data, String(memory)],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 },
-    );
+    const out = importStage(stage, pbf, data, memory);
     rmSync(data, { recursive: true, force: true });
-    if (r.status !== 0) {
-      rows.push(`| ${stage} | failed (exit ${r.status}) | | ${load} |`);
+    if (!out) {
+      rows.push(`| ${stage} | failed | | ${load} |`);
       continue;
     }
-    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { seconds: number; peakRssMb: number };
     rows.push(`| ${stage} | ${out.seconds.toFixed(1)} s | ${(out.peakRssMb / 1024).toFixed(2)} GB | ${load} |`);
     process.stderr.write(`${rows[rows.length - 1]}\n`);
   }

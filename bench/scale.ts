@@ -1,0 +1,401 @@
+/**
+ * Country scale, one table. A synthetic country (bench/synth.ts: N copies of the Liechtenstein extract) is imported
+ * stage by stage (roads, places, render) into one data directory, each stage in its own process (wall seconds, peak
+ * RSS). Then the real server (bench/serve-app.ts) starts on it: ms from spawn until /livez answers 200, until /readyz
+ * does ("n/a" while the route does not exist) and until the first real route (not the degraded straight line);
+ * server RSS after start and after the routes, beside the size of roads.graph. Then, one request at a time over
+ * HTTP, distinct seeded pairs so the route cache never answers: `long` routes between copies at least half the
+ * country apart and `local` ones of 2-5 km inside one copy (p50/p90/p99/max; share of long routes with an
+ * alternative), and autocomplete as a user types ~200 real place names (every prefix of 3+ characters).
+ * Directions always answer with up to two alternatives and maneuvers: the spec has no switch for either.
+ *
+ *   npm run bench:scale -- [--copies 600] [--memory 4g] [--pbf FILE] [--keep DIR] [--routes 300]
+ *
+ * --pbf FILE needs FILE.layout.json beside it (synth-country writes one). --keep DIR imports into DIR and keeps it;
+ * a later run with the same DIR skips each stage whose output is newer than the PBF and shows its earlier figures,
+ * marked "kept". Results also go to bench/results/scale-<timestamp>.json. Numbers from a shared machine move with its
+ * load: the load average at start and end is printed.
+ */
+import { spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { haversineMeters, type LatLng } from '../src/core/geo.js';
+import { parseSize } from '../src/import/node-index.js';
+import { GRAPH_FILE } from '../src/routing/graph.js';
+import { PlacesIndex } from '../src/store/places/index-db.js';
+import { PLACES_FILE } from '../src/store/places/schema.js';
+import { RENDER_DB } from '../src/store/render/schema.js';
+import type { ReadyLine } from './lifecycle.js';
+import { pct, prng } from './routing-stats.js';
+import { importStage, readLayout, syntheticCountry, type StageResult } from './synth.js';
+
+const HERE = import.meta.dirname;
+const args = process.argv.slice(2);
+const opt = (k: string, d: string) => {
+  const i = args.indexOf(k);
+  return i >= 0 && args[i + 1] ? args[i + 1]! : d;
+};
+const count = (k: string, d: string) => {
+  const n = Number(opt(k, d));
+  if (!Number.isInteger(n) || n < 1) die(`${k} must be a positive integer`);
+  return n;
+};
+function die(msg: string): never {
+  process.stderr.write(`bench:scale: ${msg}\n`);
+  process.exit(1);
+}
+
+const copies = count('--copies', '600');
+const routesN = count('--routes', '300');
+const memory = parseSize(opt('--memory', '4g'));
+const keep = opt('--keep', '');
+const pbf = opt('--pbf', '') || syntheticCountry(copies);
+if (!existsSync(`${pbf}.layout.json`))
+  die(`${pbf}.layout.json is missing (synth-country.mjs writes it beside the PBF)`);
+const layout = readLayout(pbf);
+if (layout.copies < 2) die('long routes need a country of at least 2 copies');
+const load0 = loadavg()[0]!;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Import: one process per stage, into one data directory
+
+const STAGES = [
+  ['roads', GRAPH_FILE],
+  ['places', PLACES_FILE],
+  ['render', RENDER_DB],
+] as const;
+type Stage = StageResult & { kept?: boolean };
+
+const dataDir = keep || mkdtempSync(join(tmpdir(), 'svcmaps-bench-scale-'));
+mkdirSync(dataDir, { recursive: true });
+const stages: Record<string, Stage> = {};
+for (const [stage, output] of STAGES) {
+  // The stage's figures are kept beside its output, with the PBF they came from.
+  const record = join(dataDir, `bench-scale-${stage}.json`);
+  const out = join(dataDir, output);
+  const kept =
+    keep && existsSync(record) ? (JSON.parse(readFileSync(record, 'utf8')) as Stage & { pbf: string }) : null;
+  if (kept?.pbf === pbf && existsSync(out) && statSync(out).mtimeMs > statSync(pbf).mtimeMs) {
+    stages[stage] = { ...kept, kept: true };
+    continue;
+  }
+  process.stderr.write(`import ${stage}...\n`);
+  const r = importStage(stage, pbf, dataDir, memory);
+  if (!r) {
+    if (!keep) rmSync(dataDir, { recursive: true, force: true });
+    die(`import stage ${stage} failed`);
+  }
+  writeFileSync(record, JSON.stringify({ ...r, pbf }));
+  stages[stage] = r;
+  process.stderr.write(`import ${stage}: ${r.seconds.toFixed(1)} s, peak ${r.peakRssMb.toFixed(0)} MB\n`);
+}
+
+const graphMb = statSync(join(dataDir, GRAPH_FILE)).size / 2 ** 20;
+
+// ---------------------------------------------------------------------------------------------------------------
+// The server: its start, then routes and autocomplete, one request at a time
+
+const rssMb = (pid: number, field = 'VmRSS') =>
+  Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+/** The TCP port a process listens on (its one listening socket), from /proc. */
+function listeningPort(pid: number): number | undefined {
+  const inodes = new Set<string>();
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`))
+      inodes.add(/^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1] ?? '');
+  } catch {
+    return undefined; // not started yet, or an fd closed while listed
+  }
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6'])
+    for (const row of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const c = row.trim().split(/\s+/); // sl local_address rem_address st ... inode
+      if (c[3] === '0A' && inodes.has(c[9]!)) return parseInt(c[1]!.split(':').pop()!, 16);
+    }
+  return undefined;
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface DirectionsBody {
+  data?: { source?: string; partial?: boolean; routes?: Array<{ maneuvers?: unknown[] }> };
+}
+type Answer = { ms: number; outcome: string; routes: number; km: number };
+
+/** Road points of the synthetic country: a sample road node of copy k, moved by up to ~20 m. */
+function pairs(rnd: () => number) {
+  const seen = new Set<string>();
+  const pick = <T>(a: T[]) => a[Math.floor(rnd() * a.length)]!;
+  const point = (k: number): LatLng => {
+    const [x, y] = pick(layout.roadSamples);
+    const [dx, dy] = layout.offsets[k]!;
+    return { lat: y + dy + (rnd() - 0.5) * 0.0004, lng: x + dx + (rnd() - 0.5) * 0.0004 };
+  };
+  const distinct = (a: LatLng, b: LatLng) => {
+    const key = [a.lat, a.lng, b.lat, b.lng].map((v) => v.toFixed(5)).join();
+    return !seen.has(key) && !!seen.add(key);
+  };
+  const half = (layout.cols * layout.W) / 2; // degrees
+  const k = () => Math.floor(rnd() * layout.copies);
+  return {
+    /** Endpoints in two copies whose offsets are at least half the country's width apart (in degrees). */
+    long(): [LatLng, LatLng] {
+      for (;;) {
+        const a = k(),
+          b = k();
+        const [ax, ay] = layout.offsets[a]!,
+          [bx, by] = layout.offsets[b]!;
+        if (Math.hypot(ax - bx, ay - by) < half) continue;
+        const p: [LatLng, LatLng] = [point(a), point(b)];
+        if (distinct(...p)) return p;
+      }
+    },
+    /** Both endpoints in one copy, 2 to 5 km apart. */
+    local(): [LatLng, LatLng] {
+      for (;;) {
+        const c = k(),
+          a = point(c);
+        for (let i = 0; i < 200; i++) {
+          const b = point(c),
+            d = haversineMeters(a, b);
+          if (d >= 2000 && d <= 5000 && distinct(a, b)) return [a, b];
+        }
+      }
+    },
+  };
+}
+
+async function serve() {
+  const t0 = performance.now();
+  const since = () => Math.round(performance.now() - t0);
+  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'serve-app.ts'), dataDir], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  process.once('exit', () => child.kill('SIGKILL'));
+  const announced = new Promise<string>((res, rej) => {
+    createInterface({ input: child.stdout }).once('line', res);
+    child.once('exit', (code) => rej(new Error(`serve-app exited early (${code})`)));
+  });
+  announced.catch(() => {}); // awaited below; an early exit also fails the port polling
+  try {
+    // /livez and /readyz need no key: polled on the port the server listens on before it announces (serve-app waits
+    // for the road graph before it prints its line); the key for routes and searches comes with that line.
+    let port: number | undefined;
+    while ((port = listeningPort(child.pid!)) === undefined) {
+      if (child.exitCode !== null) throw new Error(`serve-app exited early (${child.exitCode})`);
+      await sleep(10);
+    }
+    const base = `http://127.0.0.1:${port}`;
+    const start: { livezMs?: number | string; readyzMs?: number | string; firstRouteMs?: number } = {};
+    for (const [path, key] of [
+      ['/livez', 'livezMs'],
+      ['/readyz', 'readyzMs'],
+    ] as const) {
+      for (;;) {
+        const r = await fetch(base + path).catch(() => undefined); // refused until it accepts
+        await r?.arrayBuffer();
+        if (!r || r.status === 503) await sleep(20);
+        else {
+          start[key] = r.status === 200 ? since() : r.status === 404 ? 'n/a' : `status ${r.status}`;
+          break;
+        }
+      }
+    }
+    const rssStartMb = rssMb(child.pid!);
+    child.stdout.resume();
+    const { apiKey } = JSON.parse(await announced) as ReadyLine;
+    const get = (path: string) =>
+      fetch(base + path, { headers: { 'X-API-Key': apiKey! }, signal: AbortSignal.timeout(60_000) });
+    const route = async ([a, b]: [LatLng, LatLng]): Promise<Answer> => {
+      const t = performance.now();
+      const res = await fetch(`${base}/maps/v1/directions`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-API-Key': apiKey! },
+        body: JSON.stringify({ origin_lat: a.lat, origin_lng: a.lng, dest_lat: b.lat, dest_lng: b.lng }),
+        signal: AbortSignal.timeout(60_000),
+      });
+      const d = ((await res.json()) as DirectionsBody).data;
+      const ms = performance.now() - t;
+      const km = haversineMeters(a, b) / 1000;
+      if (res.status !== 200) return { ms, outcome: `status ${res.status}`, routes: 0, km };
+      const degraded = d?.partial || d?.source === 'server_straight';
+      return { ms, outcome: degraded ? 'degraded' : 'route', routes: d?.routes?.length ?? 0, km };
+    };
+
+    const rnd = prng(2026);
+    const p = pairs(rnd);
+    for (let first = p.long(); ;) {
+      const a = await route(first);
+      if (a.outcome === 'route') break;
+      if (a.outcome === 'status 422') first = p.long(); // unroutable: another pair
+      if (since() > 600_000) throw new Error(`no real route 10 min after start (last: ${a.outcome})`);
+      await sleep(20);
+    }
+    start.firstRouteMs = since();
+
+    for (let i = 0; i < 10; i++) await route(p.local()); // warm-up, not measured
+    const long: Answer[] = [];
+    const local: Answer[] = [];
+    process.stderr.write(`routes: ${routesN} long, ${routesN} local...\n`);
+    for (let i = 0; i < routesN; i++) long.push(await route(p.long()));
+    for (let i = 0; i < routesN; i++) local.push(await route(p.local()));
+    const rssRoutesMb = rssMb(child.pid!);
+
+    // Autocomplete: ~200 place names of this import (not the embedded gazetteer), typed prefix by prefix.
+    const index = new PlacesIndex(join(dataDir, PLACES_FILE));
+    const names = new Map<string, LatLng>();
+    for (let tries = 0; names.size < 200 && tries < 50; tries++) {
+      const ids = Array.from({ length: 200 }, () => 1 + Math.floor(rnd() * index.count));
+      for (const r of index.byIds(ids))
+        if (r.source.startsWith('osm:') && [...r.name].length >= 3 && names.size < 200) names.set(r.name, r);
+    }
+    index.close();
+    process.stderr.write(`autocomplete: ${names.size} names...\n`);
+    const typed: number[] = [];
+    let empty = 0,
+      failed = 0;
+    for (const [name, at] of names) {
+      const chars = [...name];
+      for (let n = 3; n <= chars.length; n++) {
+        const q = encodeURIComponent(chars.slice(0, n).join(''));
+        const t = performance.now();
+        const res = await get(`/maps/v1/autocomplete?q=${q}&lat=${(at.lat + 0.02).toFixed(5)}&lng=${at.lng}`);
+        const j = (await res.json()) as { data?: { predictions?: unknown[] } };
+        typed.push(performance.now() - t);
+        if (res.status !== 200) failed++;
+        else if (!j.data?.predictions?.length) empty++;
+      }
+    }
+    return {
+      start,
+      rssStartMb,
+      rssRoutesMb,
+      rssEndMb: rssMb(child.pid!),
+      rssPeakMb: rssMb(child.pid!, 'VmHWM'),
+      long,
+      local,
+      autocomplete: { names: names.size, ms: typed, empty, failed },
+    };
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+let server: Awaited<ReturnType<typeof serve>>;
+try {
+  server = await serve();
+} finally {
+  if (!keep) rmSync(dataDir, { recursive: true, force: true });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The table
+
+const f = (n: number | undefined, d = 0) => (n !== undefined && Number.isFinite(n) ? n.toFixed(d) : '-');
+const stats = (a: Answer[]) => {
+  const ms = a.map((x) => x.ms);
+  const outcomes: Record<string, number> = {};
+  for (const x of a) outcomes[x.outcome] = (outcomes[x.outcome] ?? 0) + 1;
+  const real = a.filter((x) => x.outcome === 'route');
+  return {
+    p50: pct(ms, 50),
+    p90: pct(ms, 90),
+    p99: pct(ms, 99),
+    max: Math.max(...ms),
+    medianKm: pct(
+      a.map((x) => x.km),
+      50,
+    ),
+    outcomes,
+    altShare: real.filter((x) => x.routes > 1).length / real.length,
+  };
+};
+const long = stats(server.long),
+  local = stats(server.local);
+const ac = { p50: pct(server.autocomplete.ms, 50), p99: pct(server.autocomplete.ms, 99) };
+const load1 = loadavg()[0]!;
+const sum = (o: Record<string, number> | undefined) => Object.values(o ?? {}).reduce((s, n) => s + n, 0);
+const roads = stages.roads!.counts;
+const total = Object.values(stages);
+const outcomes = (o: Record<string, number>) =>
+  Object.entries(o)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
+
+const rows: Array<[string, string]> = [
+  ['copies', `${layout.copies} (${pbf})`],
+  [
+    'imported',
+    `${f(roads.nodes)} routing nodes, ${f(roads.edges)} edges, ${f(roads.ways)} drivable ways; ${f(sum(stages.places!.counts))} places; ${f(sum(stages.render!.counts))} render features`,
+  ],
+  ...STAGES.map(([s]): [string, string] => [
+    `import ${s}`,
+    `${f(stages[s]!.seconds, 1)} s, peak RSS ${f(stages[s]!.peakRssMb)} MB${stages[s]!.kept ? ' (kept)' : ''}`,
+  ]),
+  [
+    'import total',
+    `${f(
+      total.reduce((s, x) => s + x.seconds, 0),
+      1,
+    )} s, largest peak RSS ${f(Math.max(...total.map((x) => x.peakRssMb)))} MB`,
+  ],
+  [
+    'start: /livez, /readyz, first route',
+    [server.start.livezMs, server.start.readyzMs, server.start.firstRouteMs]
+      .map((v) => (typeof v === 'number' ? `${v} ms` : v))
+      .join(', '),
+  ],
+  [
+    'server RSS after start / after routes / peak, roads.graph',
+    `${f(server.rssStartMb)} / ${f(server.rssRoutesMb)} / ${f(server.rssPeakMb)} MB, ${f(graphMb)} MB (${f(server.rssStartMb / graphMb, 2)}x / ${f(server.rssRoutesMb / graphMb, 2)}x)`,
+  ],
+  [
+    `long routes (${server.long.length}, median ${f(long.medianKm)} km apart): p50 / p90 / p99 / max`,
+    `${f(long.p50)} / ${f(long.p90)} / ${f(long.p99)} / ${f(long.max)} ms; ${f(long.altShare * 100)}% with an alternative; ${outcomes(long.outcomes)}`,
+  ],
+  [
+    `local routes (${server.local.length}, median ${f(local.medianKm, 1)} km apart): p50 / p90 / p99 / max`,
+    `${f(local.p50)} / ${f(local.p90)} / ${f(local.p99)} / ${f(local.max)} ms; ${outcomes(local.outcomes)}`,
+  ],
+  [
+    `autocomplete (${server.autocomplete.ms.length} prefixes of ${server.autocomplete.names} names): p50 / p99`,
+    `${f(ac.p50, 1)} / ${f(ac.p99, 1)} ms; ${server.autocomplete.empty} empty, ${server.autocomplete.failed} failed`,
+  ],
+  ['load average at start / end', `${f(load0, 1)} / ${f(load1, 1)} (${availableParallelism()} cores)`],
+];
+process.stdout.write(
+  `\n| country scale | |\n|---|---|\n${rows.map(([k, v]) => `| ${k} | ${v} |`).join('\n')}\n\n--memory ${opt('--memory', '4g')}, data ${keep || '(temporary)'}\n`,
+);
+
+const dir = join(HERE, 'results');
+mkdirSync(dir, { recursive: true });
+const file = join(dir, `scale-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+writeFileSync(
+  file,
+  JSON.stringify(
+    {
+      settings: { copies: layout.copies, pbf, memory, keep: keep || undefined, routes: routesN },
+      loadavg: { start: load0, end: load1 },
+      stages,
+      start: server.start,
+      rssMb: { start: server.rssStartMb, routes: server.rssRoutesMb, end: server.rssEndMb, peak: server.rssPeakMb },
+      graphMb,
+      long,
+      local,
+      autocomplete: { ...ac, names: server.autocomplete.names, prefixes: server.autocomplete.ms.length },
+    },
+    null,
+    1,
+  ),
+);
+process.stdout.write(`saved ${file}\n`);
