@@ -45,6 +45,7 @@ import { RequestMetrics } from './ops/request-metrics.js';
 import { ReloadHooks, type ReloadResult } from './ops/reload.js';
 import { listenMetrics, metricsRoute, type MetricsServer } from './ops/metrics-http.js';
 import { registerServiceGauges, timedOrigin } from './ops/app-metrics.js';
+import { poolStatsOf, registerEngineMetrics } from './ops/engine-metrics.js';
 import { readQuotas } from './ops/quotas.js';
 import { createOrigin } from './tiles/factory.js';
 import type { TileOrigin } from './tiles/origins/types.js';
@@ -222,6 +223,12 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     [...Object.values(pools), routePools.directions, routePools.prefetch],
     () => hot.bytes,
     config.cache.memory_bytes,
+  );
+  // Read at each scrape from whoever owns the pools then: reload swaps the routing engine and the places threads.
+  registerEngineMetrics(
+    metrics,
+    () => ({ routing: poolStatsOf(directions.engine), places: threads?.stats, render: poolStatsOf(origin) }),
+    tileStack ? [tileStack.tiles.admission, tileStack.staticMaps.admission] : [],
   );
   meter.start();
 

@@ -4,7 +4,9 @@ import { RequestMetrics } from '../src/ops/request-metrics.js';
 import { createServer, type AddressInfo } from 'node:net';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { startServer, type TestServer } from './helpers/app.js';
+import { startPlacesServer, startServer, type TestServer } from './helpers/app.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { jsonLogger, maskSecrets } from '../src/ops/log.js';
 import { configWith, loadConfig } from '../src/config/load.js';
 import type { TileService } from '../src/tiles/types.js';
@@ -142,6 +144,26 @@ describe('/metrics endpoints', () => {
       svcmaps_answers_total:
         'counter: Answers by the tier that served them (tiles: memory, cache, fresh, ancestor-*; JSON: hit or miss)',
       svcmaps_http_requests_in_flight: 'gauge: Requests being handled now',
+      svcmaps_engine_threads: 'gauge: Threads of an engine pool (routing, places, render)',
+      svcmaps_engine_tasks_active: 'gauge: Engine tasks on a thread now',
+      svcmaps_engine_tasks_queued: 'gauge: Engine tasks waiting for a thread',
+      svcmaps_engine_tasks_completed_total: 'counter: Engine tasks a thread answered',
+      svcmaps_engine_tasks_shed_total:
+        'counter: Engine tasks refused at once because the pool queue was full (*_BACKPRESSURE)',
+      svcmaps_engine_tasks_abandoned_total:
+        'counter: Engine tasks dropped or abandoned, by reason: deadline passed, or requester gone (aborted)',
+      svcmaps_engine_threads_replaced_total:
+        'counter: Engine threads terminated and replaced (stuck past a cancel, or crashed)',
+      svcmaps_admission_slots: 'gauge: Jobs a render admission control runs at once',
+      svcmaps_admission_in_flight: 'gauge: Jobs running under a render admission control',
+      svcmaps_admission_job_seconds:
+        'gauge: Recent job time: moving average over completions, at least the youngest running job while every slot is busy',
+      svcmaps_admission_queued: 'gauge: Jobs waiting for a render slot, by lane',
+      svcmaps_admission_predicted_wait_seconds:
+        'gauge: Predicted wait of a job entering the lane now (0 until a few jobs per slot were measured)',
+      svcmaps_admission_started_total: 'counter: Jobs started, by lane',
+      svcmaps_admission_shed_total:
+        'counter: Jobs not run, by lane and reason: refused at once (full queue, late: predicted to miss their wait budget) or dropped while queued (expired, gone)',
     });
     const samples = parse(text);
     expect(samples.get('nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0);
@@ -172,6 +194,65 @@ describe('/metrics endpoints', () => {
     }
     await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
   });
+});
+
+describe('engine pools and admission control in /admin/metrics', () => {
+  it('exports places and render threads and both render admissions, and the series move with the traffic', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svcmaps-engine-metrics-'));
+    // The real places index (places threads) and the default renderer (render threads); one static map at a time.
+    const s = await startPlacesServer(dir, { admission: { staticmap: { concurrency: 1, queue: 1 } } });
+    try {
+      const admin = s.key({ role: 'super_admin' }).key;
+      const H = { 'X-API-Key': s.key({ perMinute: 100_000 }).key };
+      const scrape = async () => parse(await (await s.get('/admin/metrics', { 'X-API-Key': admin })).text());
+      const before = await scrape();
+      const n = (m: Map<string, number>, series: string) => m.get(series) ?? 0;
+      expect(before.get('svcmaps_engine_threads{engine="render"}')).toBe(2);
+      expect(before.get('svcmaps_engine_threads{engine="places"}')).toBeGreaterThanOrEqual(1);
+      expect(before.has('svcmaps_engine_threads{engine="routing"}')).toBe(false); // no road graph: no threads
+      expect(before.get('svcmaps_admission_slots{admission="tiles"}')).toBe(4);
+      expect(before.get('svcmaps_admission_slots{admission="staticmap"}')).toBe(1);
+      expect(before.get('svcmaps_admission_queued{admission="tiles",lane="interactive"}')).toBe(0);
+      expect(before.get('svcmaps_admission_predicted_wait_seconds{admission="tiles",lane="batch"}')).toBe(0);
+      expect(n(before, 'svcmaps_admission_shed_total{admission="staticmap",lane="batch",reason="full"}')).toBe(0);
+
+      // A cold tile: one interactive admission, one render on a render thread.
+      expect((await s.get('/maps/v1/tiles/5/17/11.png', H)).status).toBe(200);
+      // Searches until a places thread has opened the index and answered one (until then they run in-process).
+      const placesDone = 'svcmaps_engine_tasks_completed_total{engine="places"}';
+      for (let i = 0; i < 100 && n(await scrape(), placesDone) === n(before, placesDone); i++) {
+        expect(
+          (await s.get(`/maps/v1/autocomplete?q=amm${'a'.repeat(i % 5)}&lat=${30 + i / 100}&lng=35`, H)).status,
+        ).toBe(200);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      // A burst of small static maps: one draws, one waits, the rest are refused at once (full queue).
+      const maps = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          s.get(`/maps/v1/staticmap?path=${10 + i},10,${10 + i}.01,10.01&w=64&h=64`, H),
+        ),
+      );
+      const refused = maps.filter((r) => r.status === 503).length;
+      expect(refused).toBeGreaterThanOrEqual(1);
+
+      const after = await scrape();
+      const moved = (series: string) => n(after, series) - n(before, series);
+      expect(moved('svcmaps_admission_started_total{admission="tiles",lane="interactive"}')).toBe(1);
+      expect(moved('svcmaps_admission_started_total{admission="tiles",lane="batch"}')).toBeGreaterThanOrEqual(1);
+      expect(moved('svcmaps_admission_started_total{admission="staticmap",lane="batch"}')).toBe(6 - refused);
+      expect(moved('svcmaps_admission_shed_total{admission="staticmap",lane="batch",reason="full"}')).toBe(refused);
+      expect(moved('svcmaps_engine_tasks_completed_total{engine="render"}')).toBeGreaterThanOrEqual(2);
+      expect(moved(placesDone)).toBeGreaterThanOrEqual(1);
+      expect(after.get('svcmaps_admission_job_seconds{admission="tiles"}')).toBeGreaterThan(0);
+      expect(after.get('svcmaps_admission_in_flight{admission="staticmap"}')).toBe(0);
+      expect(after.get('svcmaps_engine_tasks_abandoned_total{engine="places",reason="aborted"}')).toBe(0);
+      expect(after.get('svcmaps_engine_threads_replaced_total{engine="render"}')).toBe(0);
+      expect(after.get('svcmaps_engine_tasks_shed_total{engine="places"}')).toBe(0);
+    } finally {
+      await s.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('structured request logs', () => {

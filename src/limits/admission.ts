@@ -70,12 +70,8 @@ interface Entry {
   settled: boolean;
 }
 
-export interface LaneStats {
-  started: number;
-  refused: number;
-  expired: number;
-  gone: number;
-}
+/** Jobs per lane by what became of them: started, refused at admission (`full`, `late`), dropped while queued. */
+export type LaneStats = { started: number } & Record<RefusalReason, number>;
 
 /** Weight of the newest job time in the moving average: mostly the last half-dozen completions count. */
 const EWMA_ALPHA = 0.3;
@@ -96,8 +92,8 @@ export class Admission {
   /** Finished jobs; the first `concurrency` are not sampled (each slot's first job pays its start-up, e.g. a thread). */
   private finished = 0;
   readonly stats: Record<Lane, LaneStats> = {
-    interactive: { started: 0, refused: 0, expired: 0, gone: 0 },
-    batch: { started: 0, refused: 0, expired: 0, gone: 0 },
+    interactive: { started: 0, full: 0, late: 0, expired: 0, gone: 0 },
+    batch: { started: 0, full: 0, late: 0, expired: 0, gone: 0 },
   };
 
   constructor(
@@ -116,6 +112,11 @@ export class Admission {
 
   get concurrency(): number {
     return this.o.concurrency;
+  }
+
+  /** The lanes this admission has a budget for. */
+  get lanes(): Lane[] {
+    return LANES.filter((l) => this.o.lanes[l]);
   }
 
   /** Jobs waiting in `lane` (or in every lane). */
@@ -220,7 +221,7 @@ export class Admission {
   }
 
   private refused<T>(lane: Lane, reason: 'full' | 'late' | 'gone', detail?: string): Promise<T> {
-    this.stats[lane][reason === 'gone' ? 'gone' : 'refused']++;
+    this.stats[lane][reason]++;
     const retry = this.retryAfterS(lane);
     return Promise.reject(new AdmissionRefused(reason, lane, `${this.name}: ${detail ?? reason} (${lane})`, retry));
   }
