@@ -166,6 +166,28 @@ describe('contraction hierarchy', () => {
       const want = d.run([[s, 0]], [[t, 0]]);
       expect(q.run([[s, 0]], [[t, 0]])?.cost ?? Infinity).toBe(want);
       expect(qc.run([[s, 0]], [[t, 0]])?.cost ?? Infinity).toBe(want);
+      // a full search (alternatives) also finds via nodes inside the core, each with a real s-v-t path cost
+      if (want === Infinity) continue;
+      expect(qc.run([[s, 0]], [[t, 0]], true)?.cost).toBe(want);
+      expect(qc.meetNodes.some((v) => cored.rank[v]! >= n - cored.coreNodes)).toBe(true);
+      for (const v of qc.meetNodes) {
+        expect(qc.distF[v]).toBeGreaterThanOrEqual(d.run([[s, 0]], [[v, 0]]));
+        expect(qc.distF[v]! + qc.distB[v]!).toBeGreaterThanOrEqual(want);
+      }
+    }
+    // Positions inside a shortcut, found by descending into it, are where its unpacked road puts them.
+    for (let i = 0; i < 500; i++) {
+      const e = Math.floor(rnd() * full.chHead.length);
+      const road: number[] = [];
+      q.expand(e, road);
+      const pos = [0];
+      for (const x of road) pos.push(pos[pos.length - 1]! + g.ms[x]!);
+      const nodes = [full.chTail[e]!, ...road.map((x) => g.head[x]!)];
+      const off = Math.floor(rnd() * (full.chW[e]! + 1));
+      const last = pos.findLastIndex((p) => p <= off),
+        first = pos.findIndex((p) => p >= off);
+      expect(q.lastWithin(e, off, 7)).toEqual([nodes[last], pos[last]! + 7]);
+      expect(q.firstFrom(e, off, 7)).toEqual([nodes[first], pos[first]! + 7]);
     }
   });
 

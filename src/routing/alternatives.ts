@@ -10,7 +10,9 @@ import type { Snap } from './snap.js';
  * path is accepted when it is
  *  - bounded: cost <= MAX_STRETCH x the primary's;
  *  - simple: no node repeated (rejects "drive into a side street and back");
- *  - different: it shares < MAX_SHARE of its length with every route accepted so far;
+ *  - different: it shares < MAX_SHARE of its travel time with every route accepted so far (OSRM's measure too);
+ *    most candidates fail this, and a lower bound read off the packed search trees rejects them before their
+ *    shortcuts are unpacked (unpacking a cross-country path touches ~10^4 edges at random places in memory);
  *  - locally optimal: the stretch of T = 25 % of the primary's cost around v is itself a shortest path (a
  *    T-test run on a second query object), which rejects pointless detours around a block.
  */
@@ -26,6 +28,7 @@ export function viaAlternatives(
   from: Snap,
   to: Snap,
   primary: RoutePath,
+  meet: number,
   bestCost: number,
   want: number,
 ): RoutePath[] {
@@ -33,35 +36,83 @@ export function viaAlternatives(
   const onPrimary = new Uint32Array(primary.edges.length);
   primary.edges.forEach((e, i) => (onPrimary[i] = g.head[e]!));
   onPrimary.sort();
-  const cands: Array<[number, number]> = [];
+  // Accepted routes: their packed tree paths (for the lower bound) and their edges, sorted (overlap is then a
+  // binary search per edge, with no per-node or per-edge scratch memory in every routing thread).
+  const accepted = [{ tree: treePath(q, meet), edges: sortedEdges(primary.edges) }];
+  const seen = new Set<number>();
+  const cands: Candidate[] = [];
   for (const v of q.meetNodes) {
+    if (seen.has(v)) continue;
+    seen.add(v);
     const c = q.distF[v]! + q.distB[v]!;
-    if (c <= bestCost * MAX_STRETCH && !(c <= bestCost + 1 && has(onPrimary, v))) cands.push([v, c]);
-  }
-  cands.sort((a, b) => a[1] - b[1] || a[0] - b[0]);
-  // Accepted routes' edges, sorted: overlap is a binary search per edge, with no per-node or per-edge scratch
-  // memory (which would cost bytes per graph node in every routing thread).
-  const accepted = [sortedEdges(primary.edges)];
-  const out: RoutePath[] = [];
-  let tried = 0,
-    last = -1;
-  for (const [v] of cands) {
-    if (v === last) continue; // meetNodes may list a node twice
-    last = v;
-    if (out.length >= want || tried++ >= MAX_CANDIDATES) break;
-    const edges = q.unpack(v);
+    if (c > bestCost * MAX_STRETCH || (c <= bestCost + 1 && has(onPrimary, v))) continue;
     const sNode = q.seedF(v),
       tNode = q.seedB(v);
+    // travel time of the via path's whole edges (the seeds' offsets are the partial first and last pieces)
+    const cost = q.distF[v]! - q.distF[sNode]! + q.distB[v]! - q.distB[tNode]!;
+    const sharedLB = sharedAtLeast(q, v, accepted[0]!.tree);
+    if (sharedLB < MAX_SHARE * cost) cands.push({ v, sNode, tNode, cost, rank: 2 * cost + sharedLB });
+  }
+  // OSRM's ranking: short, and sharing little with the primary, first
+  cands.sort((a, b) => a.rank - b.rank || a.v - b.v);
+  const out: RoutePath[] = [];
+  let tried = 0;
+  for (const { v, sNode, tNode, cost } of cands) {
+    if (out.length >= want || tried >= MAX_CANDIDATES) break;
+    if (accepted.some((a, i) => i > 0 && sharedAtLeast(q, v, a.tree) >= MAX_SHARE * cost)) continue;
+    tried++;
+    if (!locallyOptimal(check, q, v, sNode, bestCost * LOCAL_FRACTION)) continue;
+    // the few candidates left are unpacked for the exact tests
+    const edges = q.unpack(v);
+    if (accepted.some((a) => shared(g, edges, a.edges) >= MAX_SHARE * cost)) continue;
     if (!simple(g, sNode, edges)) continue;
-    // Checks run on the bare edge list; the route pieces are built only for accepted paths.
-    let len = 0;
-    for (const e of edges) len += g.dist[e]!;
-    if (accepted.some((set) => shared(g, edges, set) >= MAX_SHARE * len)) continue;
-    if (!locallyOptimal(g, check, q, v, edges, sNode, bestCost * LOCAL_FRACTION)) continue;
-    accepted.push(sortedEdges(edges));
+    accepted.push({ tree: treePath(q, v), edges: sortedEdges(edges) });
     out.push(assemble(g, from, to, sNode, edges, tNode));
   }
   return out;
+}
+
+interface Candidate {
+  v: number;
+  sNode: number;
+  tNode: number;
+  cost: number;
+  rank: number;
+}
+
+/** The nodes of v's packed via path in each search tree (v up to its seeds), with their tree distances. */
+interface TreePath {
+  f: Map<number, number>;
+  b: Map<number, number>;
+}
+
+function treePath(q: CHQuery, v: number): TreePath {
+  const f = new Map<number, number>(),
+    b = new Map<number, number>();
+  for (let x = v; ; x = q.parentF(x)) {
+    f.set(x, q.distF[x]!);
+    if (q.parF[x]! < 0) break;
+  }
+  for (let x = v; ; x = q.parentB(x)) {
+    b.set(x, q.distB[x]!);
+    if (q.parB[x]! < 0) break;
+  }
+  return { f, b };
+}
+
+/**
+ * A lower bound of the travel time v's via path shares with an accepted one: the stretch from the common seed to
+ * where the two forward-tree paths part, plus the same in the backward tree. Shared packed edges are shared road;
+ * shortcuts that differ may still overlap once unpacked, hence only a bound.
+ */
+function sharedAtLeast(q: CHQuery, v: number, a: TreePath): number {
+  let x = v;
+  while (!a.f.has(x) && q.parF[x]! >= 0) x = q.parentF(x);
+  const f = a.f.has(x) ? q.distF[x]! - q.distF[q.seedF(x)]! : 0;
+  let y = v;
+  while (!a.b.has(y) && q.parB[y]! >= 0) y = q.parentB(y);
+  const b = a.b.has(y) ? q.distB[y]! - q.distB[q.seedB(y)]! : 0;
+  return f + b;
 }
 
 const sortedEdges = (edges: number[]) => Uint32Array.from(edges).sort();
@@ -89,54 +140,44 @@ function has(sorted: Uint32Array, x: number): boolean {
   return false;
 }
 
+/** Travel time of `edges` that also lies on the other route. */
 function shared(g: RoadGraph, edges: number[], other: Uint32Array): number {
   let s = 0;
-  for (const e of edges) if (has(other, e)) s += g.dist[e]!;
+  for (const e of edges) if (has(other, e)) s += g.ms[e]!;
   return s;
 }
 
-/** T-test: the sub-path from T/2 before v to T/2 after v must be a shortest path between its ends. */
-function locallyOptimal(
-  g: RoadGraph,
-  check: CHQuery,
-  q: CHQuery,
-  v: number,
-  edges: number[],
-  sNode: number,
-  T: number,
-): boolean {
-  // Position of v on the path: the forward part costs distF(v) minus the source seed's offset.
-  const prefix = q.distF[v]! - q.distF[sNode]!;
-  // the sub-path's ends: the last node at least T/2 before v, the first at least T/2 after it
-  let i = 0,
-    iNode = sNode,
-    iCum = 0,
-    cum = 0,
-    j = -1,
-    jNode = sNode,
-    jCum = 0;
-  let prev = sNode;
-  for (let k = 0; k < edges.length; k++) {
-    const e = edges[k]!;
-    if (cum + g.ms[e]! <= prefix - T / 2) {
-      i = k + 1;
-      iNode = g.head[e]!;
-      iCum = cum + g.ms[e]!;
-    }
-    cum += g.ms[e]!;
-    prev = g.head[e]!;
-    if (j < 0 && cum >= prefix + T / 2) {
-      j = k + 1;
-      jNode = prev;
-      jCum = cum;
-    }
+/**
+ * T-test: the sub-path from T/2 before v to T/2 after v must be a shortest path between its ends. Both ends are
+ * found on the packed path, descending only into the one shortcut that holds each (see CHQuery.lastWithin), so a
+ * candidate is tested without unpacking it.
+ */
+function locallyOptimal(check: CHQuery, q: CHQuery, v: number, sNode: number, T: number): boolean {
+  const before = q.distF[v]! - q.distF[sNode]!; // v's position: cost from the source seed
+  // i: the last node at or before position `before - T/2`, in the forward half
+  const iTarget = before - T / 2;
+  let iNode = v,
+    iPos = before;
+  for (let y = v; iPos > iTarget && q.parF[y]! >= 0;) {
+    const x = q.parentF(y),
+      px = q.distF[x]! - q.distF[sNode]!;
+    if (px <= iTarget) [iNode, iPos] = q.lastWithin(q.parF[y]!, iTarget - px, px);
+    else [iNode, iPos] = [x, px];
+    y = x;
   }
-  if (j < 0) {
-    j = edges.length;
-    jNode = prev;
-    jCum = cum;
+  // j: the first node at or after position `before + T/2`, in the backward half (or the target seed)
+  const jTarget = T / 2;
+  let jNode = v,
+    jPos = 0;
+  for (let y = v; jPos < jTarget && q.parB[y]! >= 0;) {
+    const x = q.parentB(y),
+      px = q.distB[v]! - q.distB[x]!;
+    if (px >= jTarget) [jNode, jPos] = q.firstFrom(q.parB[y]!, jTarget - jPos, jPos);
+    else [jNode, jPos] = [x, px];
+    y = x;
   }
-  if (j <= i) return true;
+  const sub = before + jPos - iPos;
+  if (iNode === jNode || sub <= 0) return true;
   const r = check.run([[iNode, 0]], [[jNode, 0]]);
-  return r !== undefined && r.cost >= jCum - iCum - 1; // 1 ms tolerance for equal-cost ties
+  return r !== undefined && r.cost >= sub - 1; // 1 ms tolerance for equal-cost ties
 }

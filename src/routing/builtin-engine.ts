@@ -82,7 +82,8 @@ export class BuiltinEngine implements RoutingEngine {
     if (r) primary = assemble(g, a, b, this.q.seedF(r.meet), this.q.unpack(r.meet), this.q.seedB(r.meet));
     if (direct && (!primary || direct.ms <= primary.ms)) return [direct];
     if (!primary || !r) return undefined;
-    const alts = alternatives > 0 ? viaAlternatives(g, this.q, this.check, a, b, primary, r.cost, alternatives) : [];
+    const alts =
+      alternatives > 0 ? viaAlternatives(g, this.q, this.check, a, b, primary, r.meet, r.cost, alternatives) : [];
     return [primary, ...alts];
   }
 }

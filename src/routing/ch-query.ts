@@ -141,7 +141,7 @@ export class CHQuery {
       }
     }
     if (this.coreStart < ch.rank.length) {
-      const r = this.coreSearch(ep, best, meet);
+      const r = this.coreSearch(ep, best, meet, full);
       best = r.best;
       meet = r.meet;
     }
@@ -150,9 +150,11 @@ export class CHQuery {
 
   /**
    * Phase 2 with a core: plain bidirectional Dijkstra inside the core (a flat graph, so the stronger stopping
-   * rule topF + topB >= best is valid there), seeded with every core node the upward searches reached.
+   * rule topF + topB >= best is valid there), seeded with every core node the upward searches reached. With
+   * `full` both searches run to exhaustion (the core is small) and every core node both reach is a meet node:
+   * on a country graph the via nodes of most alternatives are there.
    */
-  private coreSearch(ep: number, best: number, meet: number): { best: number; meet: number } {
+  private coreSearch(ep: number, best: number, meet: number, full: boolean): { best: number; meet: number } {
     const { distF, distB, parF, parB, stF, stB, qF, qB, ch } = this;
     qF.clear();
     qB.clear();
@@ -160,9 +162,13 @@ export class CHQuery {
       if (stF[v] === ep) qF.push(v, distF[v]!);
       if (stB[v] === ep) qB.push(v, distB[v]!);
     }
-    while (qF.length && qB.length && qF.peekValue()! + qB.peekValue()! < best) {
+    const more = () =>
+      full
+        ? qF.length > 0 || qB.length > 0
+        : qF.length > 0 && qB.length > 0 && qF.peekValue()! + qB.peekValue()! < best;
+    while (more()) {
       if (++this.steps % CHECK_EVERY === 0) this.interrupt?.();
-      if (qF.length <= qB.length) {
+      if (qB.length === 0 || (qF.length > 0 && qF.length <= qB.length)) {
         const d = qF.peekValue()!,
           u = qF.pop()!;
         if (d > distF[u]!) continue;
@@ -202,18 +208,29 @@ export class CHQuery {
         }
       }
     }
+    if (full) for (const v of this.coreList) if (stF[v] === ep && stB[v] === ep) this.meetNodes.push(v);
     return { best, meet };
+  }
+
+  /** v's parent in the forward search tree (call only when parF[v] >= 0). */
+  parentF(v: number): number {
+    return this.ch.chTail[this.parF[v]!]!;
+  }
+
+  /** v's parent in the backward search tree (call only when parB[v] >= 0). */
+  parentB(v: number): number {
+    return this.ch.chHead[this.parB[v]!]!;
   }
 
   /** The source seed the forward search tree leads back to from v. */
   seedF(v: number): number {
-    while (this.parF[v]! >= 0) v = this.ch.chTail[this.parF[v]!]!;
+    while (this.parF[v]! >= 0) v = this.parentF(v);
     return v;
   }
 
   /** The target seed the backward search tree leads to from v. */
   seedB(v: number): number {
-    while (this.parB[v]! >= 0) v = this.ch.chHead[this.parB[v]!]!;
+    while (this.parB[v]! >= 0) v = this.parentB(v);
     return v;
   }
 
@@ -226,6 +243,39 @@ export class CHQuery {
     for (let i = up.length - 1; i >= 0; i--) this.expand(up[i]!, out);
     for (let v = meet; parB[v]! >= 0; v = ch.chHead[parB[v]!]!) this.expand(parB[v]!, out);
     return out;
+  }
+
+  /**
+   * The last node of CH edge e's road (tail at position `base`) at or before position `base + off`, and its
+   * position: descends into the one child holding it at each level, so it costs the shortcut's depth, not its
+   * length.
+   */
+  lastWithin(e: number, off: number, base: number): [node: number, pos: number] {
+    const { chA, chB, chW, chHead, chTail } = this.ch;
+    const end = base + off;
+    for (;;) {
+      const a = chA[e]!;
+      if (a < 0) return base + chW[e]! <= end ? [chHead[e]!, base + chW[e]!] : [chTail[e]!, base];
+      if (base + chW[a]! <= end) {
+        base += chW[a]!;
+        e = chB[e]!;
+      } else e = a;
+    }
+  }
+
+  /** The first node of CH edge e's road (tail at position `base`) at or after position `base + off`. */
+  firstFrom(e: number, off: number, base: number): [node: number, pos: number] {
+    const { chA, chB, chW, chHead, chTail } = this.ch;
+    const end = base + off;
+    for (;;) {
+      const a = chA[e]!;
+      if (a < 0) return base >= end ? [chTail[e]!, base] : [chHead[e]!, base + chW[e]!];
+      if (end <= base + chW[a]!) e = a;
+      else {
+        base += chW[a]!;
+        e = chB[e]!;
+      }
+    }
   }
 
   /** Appends the original edges of CH edge e, in order, without recursion (shortcut nesting can be deep). */
