@@ -44,12 +44,12 @@ export function viaAlternatives(
   for (const v of q.meetNodes) {
     if (seen.has(v)) continue;
     seen.add(v);
-    const c = q.distF[v]! + q.distB[v]!;
+    const c = q.distF(v) + q.distB(v);
     if (c > bestCost * MAX_STRETCH || (c <= bestCost + 1 && has(onPrimary, v))) continue;
     const sNode = q.seedF(v),
       tNode = q.seedB(v);
     // travel time of the via path's whole edges (the seeds' offsets are the partial first and last pieces)
-    const cost = q.distF[v]! - q.distF[sNode]! + q.distB[v]! - q.distB[tNode]!;
+    const cost = q.distF(v) - q.distF(sNode) + q.distB(v) - q.distB(tNode);
     const sharedLB = sharedAtLeast(q, v, accepted[0]!.tree);
     if (sharedLB < MAX_SHARE * cost) cands.push({ v, sNode, tNode, cost, rank: 2 * cost + sharedLB });
   }
@@ -90,12 +90,12 @@ function treePath(q: CHQuery, v: number): TreePath {
   const f = new Map<number, number>(),
     b = new Map<number, number>();
   for (let x = v; ; x = q.parentF(x)) {
-    f.set(x, q.distF[x]!);
-    if (q.parF[x]! < 0) break;
+    f.set(x, q.distF(x));
+    if (q.parF(x) < 0) break;
   }
   for (let x = v; ; x = q.parentB(x)) {
-    b.set(x, q.distB[x]!);
-    if (q.parB[x]! < 0) break;
+    b.set(x, q.distB(x));
+    if (q.parB(x) < 0) break;
   }
   return { f, b };
 }
@@ -107,11 +107,11 @@ function treePath(q: CHQuery, v: number): TreePath {
  */
 function sharedAtLeast(q: CHQuery, v: number, a: TreePath): number {
   let x = v;
-  while (!a.f.has(x) && q.parF[x]! >= 0) x = q.parentF(x);
-  const f = a.f.has(x) ? q.distF[x]! - q.distF[q.seedF(x)]! : 0;
+  while (!a.f.has(x) && q.parF(x) >= 0) x = q.parentF(x);
+  const f = a.f.has(x) ? q.distF(x) - q.distF(q.seedF(x)) : 0;
   let y = v;
-  while (!a.b.has(y) && q.parB[y]! >= 0) y = q.parentB(y);
-  const b = a.b.has(y) ? q.distB[y]! - q.distB[q.seedB(y)]! : 0;
+  while (!a.b.has(y) && q.parB(y) >= 0) y = q.parentB(y);
+  const b = a.b.has(y) ? q.distB(y) - q.distB(q.seedB(y)) : 0;
   return f + b;
 }
 
@@ -153,15 +153,15 @@ function shared(g: RoadGraph, edges: number[], other: Uint32Array): number {
  * candidate is tested without unpacking it.
  */
 function locallyOptimal(check: CHQuery, q: CHQuery, v: number, sNode: number, T: number): boolean {
-  const before = q.distF[v]! - q.distF[sNode]!; // v's position: cost from the source seed
+  const before = q.distF(v) - q.distF(sNode); // v's position: cost from the source seed
   // i: the last node at or before position `before - T/2`, in the forward half
   const iTarget = before - T / 2;
   let iNode = v,
     iPos = before;
-  for (let y = v; iPos > iTarget && q.parF[y]! >= 0;) {
+  for (let y = v; iPos > iTarget && q.parF(y) >= 0;) {
     const x = q.parentF(y),
-      px = q.distF[x]! - q.distF[sNode]!;
-    if (px <= iTarget) [iNode, iPos] = q.lastWithin(q.parF[y]!, iTarget - px, px);
+      px = q.distF(x) - q.distF(sNode);
+    if (px <= iTarget) [iNode, iPos] = q.lastWithin(q.parF(y), iTarget - px, px);
     else [iNode, iPos] = [x, px];
     y = x;
   }
@@ -169,10 +169,10 @@ function locallyOptimal(check: CHQuery, q: CHQuery, v: number, sNode: number, T:
   const jTarget = T / 2;
   let jNode = v,
     jPos = 0;
-  for (let y = v; jPos < jTarget && q.parB[y]! >= 0;) {
+  for (let y = v; jPos < jTarget && q.parB(y) >= 0;) {
     const x = q.parentB(y),
-      px = q.distB[v]! - q.distB[x]!;
-    if (px >= jTarget) [jNode, jPos] = q.firstFrom(q.parB[y]!, jTarget - jPos, jPos);
+      px = q.distB(v) - q.distB(x);
+    if (px >= jTarget) [jNode, jPos] = q.firstFrom(q.parB(y), jTarget - jPos, jPos);
     else [jNode, jPos] = [x, px];
     y = x;
   }

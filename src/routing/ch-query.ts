@@ -1,5 +1,6 @@
 import FlatQueue from 'flatqueue';
 import type { CHArrays } from './ch-build.js';
+import { SearchSpace } from './search-space.js';
 
 /** Settled nodes between two interrupt checks: a few microseconds of search. */
 const CHECK_EVERY = 512;
@@ -10,17 +11,13 @@ export type Seed = [node: number, offset: number];
 /**
  * Bidirectional CH query: a forward Dijkstra from the sources over upward edges and a backward one from the
  * targets over (reversed) downward edges; they meet at the highest node of the shortest path. Per-node state
- * is reused across queries with an epoch stamp, so a query touches only its (small) search spaces.
+ * lives in two SearchSpaces (slots for the nodes a query touches, see search-space.ts), so a query touches only
+ * its (small) search spaces and a routing thread holds 8 bytes per graph node for it.
  * Not re-entrant: one instance per concurrent caller (queries are synchronous, so one per engine thread suffices).
  */
 export class CHQuery {
-  readonly distF: Float64Array;
-  readonly distB: Float64Array;
-  readonly parF: Int32Array; // CH edge used to reach the node (-1 at a seed)
-  readonly parB: Int32Array;
-  private readonly stF: Uint32Array;
-  private readonly stB: Uint32Array;
-  private epoch = 0;
+  readonly fwd: SearchSpace;
+  readonly bwd: SearchSpace;
   private readonly qF = new FlatQueue<number>();
   private readonly qB = new FlatQueue<number>();
   /** Nodes settled by both searches in the last `full` query (via-node candidates for alternatives). */
@@ -45,51 +42,40 @@ export class CHQuery {
     this.coreStart = n - coreNodes;
     this.coreList = new Uint32Array(coreNodes);
     for (let v = 0, k = 0; v < n; v++) if (ch.rank[v]! >= this.coreStart) this.coreList[k++] = v;
-    this.distF = new Float64Array(n);
-    this.distB = new Float64Array(n);
-    this.parF = new Int32Array(n);
-    this.parB = new Int32Array(n);
-    this.stF = new Uint32Array(n);
-    this.stB = new Uint32Array(n);
+    this.fwd = new SearchSpace(n);
+    this.bwd = new SearchSpace(n);
   }
 
-  seenF = (v: number) => this.stF[v] === this.epoch;
-  seenB = (v: number) => this.stB[v] === this.epoch;
+  /** Forward distance of v in the last query (Infinity when the forward search did not reach it). */
+  distF = (v: number) => this.fwd.dist(v);
+  distB = (v: number) => this.bwd.dist(v);
+  /** CH edge v was reached by in each tree (-1 at a seed or when not reached). */
+  parF = (v: number) => this.fwd.par(v);
+  parB = (v: number) => this.bwd.par(v);
 
   /**
    * Returns the best meeting node and cost, or undefined when the targets are unreachable. With `full` the
    * searches run to exhaustion (upward search spaces are small) and `meetNodes` lists every node both reached.
    */
   run(sources: Seed[], targets: Seed[], full = false): { meet: number; cost: number } | undefined {
-    const ep = ++this.epoch;
-    const { distF, distB, parF, parB, stF, stB, qF, qB, ch } = this;
+    const { fwd: F, bwd: B, qF, qB, ch } = this;
+    F.reset();
+    B.reset();
     qF.clear();
     qB.clear();
     this.meetNodes.length = 0;
-    for (const [v, o] of sources)
-      if (stF[v] !== ep || o < distF[v]!) {
-        stF[v] = ep;
-        distF[v] = o;
-        parF[v] = -1;
-        qF.push(v, o);
-      }
-    for (const [v, o] of targets)
-      if (stB[v] !== ep || o < distB[v]!) {
-        stB[v] = ep;
-        distB[v] = o;
-        parB[v] = -1;
-        qB.push(v, o);
-      }
+    for (const [v, o] of sources) if (F.relax(v, o, -1)) qF.push(v, o);
+    for (const [v, o] of targets) if (B.relax(v, o, -1)) qB.push(v, o);
     let best = Infinity,
       meet = -1;
     const consider = (v: number) => {
-      const c = distF[v]! + distB[v]!;
+      const c = F.dist(v) + B.dist(v);
       if (c < best) {
         best = c;
         meet = v;
       }
     };
-    for (const [v] of sources) if (stB[v] === ep) consider(v);
+    for (const [v] of sources) if (B.has(v)) consider(v);
     let fwd = true;
     while (qF.length || qB.length) {
       const fDone = !qF.length || (!full && qF.peekValue()! >= best);
@@ -99,9 +85,9 @@ export class CHQuery {
       if (fwd) {
         const d = qF.peekValue()!,
           u = qF.pop()!;
-        if (d > distF[u]!) continue;
+        if (d > F.dist(u)) continue;
         if (++this.steps % CHECK_EVERY === 0) this.interrupt?.();
-        if (stB[u] === ep) {
+        if (B.has(u)) {
           consider(u);
           if (full) this.meetNodes.push(u);
         }
@@ -110,19 +96,14 @@ export class CHQuery {
           const e = ch.upEdge[i]!,
             v = ch.chHead[e]!,
             nd = d + ch.chW[e]!;
-          if (stF[v] !== ep || nd < distF[v]!) {
-            stF[v] = ep;
-            distF[v] = nd;
-            parF[v] = e;
-            qF.push(v, nd);
-          }
+          if (F.relax(v, nd, e)) qF.push(v, nd);
         }
       } else {
         const d = qB.peekValue()!,
           u = qB.pop()!;
-        if (d > distB[u]!) continue;
+        if (d > B.dist(u)) continue;
         if (++this.steps % CHECK_EVERY === 0) this.interrupt?.();
-        if (stF[u] === ep) {
+        if (F.has(u)) {
           consider(u);
           if (full) this.meetNodes.push(u);
         }
@@ -131,17 +112,12 @@ export class CHQuery {
           const e = ch.dnEdge[i]!,
             v = ch.chTail[e]!,
             nd = d + ch.chW[e]!;
-          if (stB[v] !== ep || nd < distB[v]!) {
-            stB[v] = ep;
-            distB[v] = nd;
-            parB[v] = e;
-            qB.push(v, nd);
-          }
+          if (B.relax(v, nd, e)) qB.push(v, nd);
         }
       }
     }
     if (this.coreStart < ch.rank.length) {
-      const r = this.coreSearch(ep, best, meet, full);
+      const r = this.coreSearch(best, meet, full);
       best = r.best;
       meet = r.meet;
     }
@@ -154,13 +130,13 @@ export class CHQuery {
    * `full` both searches run to exhaustion (the core is small) and every core node both reach is a meet node:
    * on a country graph the via nodes of most alternatives are there.
    */
-  private coreSearch(ep: number, best: number, meet: number, full: boolean): { best: number; meet: number } {
-    const { distF, distB, parF, parB, stF, stB, qF, qB, ch } = this;
+  private coreSearch(best: number, meet: number, full: boolean): { best: number; meet: number } {
+    const { fwd: F, bwd: B, qF, qB, ch } = this;
     qF.clear();
     qB.clear();
     for (const v of this.coreList) {
-      if (stF[v] === ep) qF.push(v, distF[v]!);
-      if (stB[v] === ep) qB.push(v, distB[v]!);
+      if (F.has(v)) qF.push(v, F.dist(v));
+      if (B.has(v)) qB.push(v, B.dist(v));
     }
     const more = () =>
       full
@@ -171,77 +147,69 @@ export class CHQuery {
       if (qB.length === 0 || (qF.length > 0 && qF.length <= qB.length)) {
         const d = qF.peekValue()!,
           u = qF.pop()!;
-        if (d > distF[u]!) continue;
+        if (d > F.dist(u)) continue;
         for (let i = ch.upFirst[u]!; i < ch.upFirst[u + 1]!; i++) {
           const e = ch.upEdge[i]!,
             v = ch.chHead[e]!,
             nd = d + ch.chW[e]!;
-          if (stF[v] !== ep || nd < distF[v]!) {
-            stF[v] = ep;
-            distF[v] = nd;
-            parF[v] = e;
-            qF.push(v, nd);
-          }
-          if (stB[v] === ep && nd + distB[v]! < best) {
-            best = nd + distB[v]!;
+          if (F.relax(v, nd, e)) qF.push(v, nd);
+          const db = B.dist(v);
+          if (nd + db < best) {
+            best = nd + db;
             meet = v;
           }
         }
       } else {
         const d = qB.peekValue()!,
           u = qB.pop()!;
-        if (d > distB[u]!) continue;
+        if (d > B.dist(u)) continue;
         for (let i = ch.dnFirst[u]!; i < ch.dnFirst[u + 1]!; i++) {
           const e = ch.dnEdge[i]!,
             v = ch.chTail[e]!,
             nd = d + ch.chW[e]!;
-          if (stB[v] !== ep || nd < distB[v]!) {
-            stB[v] = ep;
-            distB[v] = nd;
-            parB[v] = e;
-            qB.push(v, nd);
-          }
-          if (stF[v] === ep && nd + distF[v]! < best) {
-            best = nd + distF[v]!;
+          if (B.relax(v, nd, e)) qB.push(v, nd);
+          const df = F.dist(v);
+          if (nd + df < best) {
+            best = nd + df;
             meet = v;
           }
         }
       }
     }
-    if (full) for (const v of this.coreList) if (stF[v] === ep && stB[v] === ep) this.meetNodes.push(v);
+    if (full) for (const v of this.coreList) if (F.has(v) && B.has(v)) this.meetNodes.push(v);
     return { best, meet };
   }
 
-  /** v's parent in the forward search tree (call only when parF[v] >= 0). */
+  /** v's parent in the forward search tree (call only when parF(v) >= 0). */
   parentF(v: number): number {
-    return this.ch.chTail[this.parF[v]!]!;
+    return this.ch.chTail[this.fwd.par(v)]!;
   }
 
-  /** v's parent in the backward search tree (call only when parB[v] >= 0). */
+  /** v's parent in the backward search tree (call only when parB(v) >= 0). */
   parentB(v: number): number {
-    return this.ch.chHead[this.parB[v]!]!;
+    return this.ch.chHead[this.bwd.par(v)]!;
   }
 
   /** The source seed the forward search tree leads back to from v. */
   seedF(v: number): number {
-    while (this.parF[v]! >= 0) v = this.parentF(v);
+    while (this.fwd.par(v) >= 0) v = this.parentF(v);
     return v;
   }
 
   /** The target seed the backward search tree leads to from v. */
   seedB(v: number): number {
-    while (this.parB[v]! >= 0) v = this.parentB(v);
+    while (this.bwd.par(v) >= 0) v = this.parentB(v);
     return v;
   }
 
   /** Graph edge ids (original edges) of the path source -> meet -> target found by the last run. */
   unpack(meet: number): number[] {
-    const { parF, parB, ch } = this;
+    const { fwd: F, bwd: B, ch } = this;
     const up: number[] = [];
-    for (let v = meet; parF[v]! >= 0; v = ch.chTail[parF[v]!]!) up.push(parF[v]!);
+    for (let v = meet; F.par(v) >= 0; v = ch.chTail[F.par(v)]!) up.push(F.par(v));
     const out: number[] = [];
     for (let i = up.length - 1; i >= 0; i--) this.expand(up[i]!, out);
-    for (let v = meet; parB[v]! >= 0; v = ch.chHead[parB[v]!]!) this.expand(parB[v]!, out);
+    for (let v = meet; B.par(v) >= 0; v = ch.chHead[B.par(v)]!) this.expand(B.par(v), out);
     return out;
   }
 
