@@ -177,24 +177,58 @@ export function directPath(g: RoadGraph, from: Snap, to: Snap): RoutePath | unde
 /**
  * The route line as the JSON text of its coordinates array (`[[lng,lat],...]`, repeated points dropped), built
  * here in the routing thread: one string crosses to the main thread instead of thousands of small arrays, and
- * the response embeds it without another stringify. Coordinates at OSM's own precision (7 decimals; toFixed is
- * the cheapest number formatting V8 has, and a long route has tens of thousands of numbers).
+ * the response embeds it without another stringify. Coordinates at OSM's own precision, 7 decimals, written as
+ * ASCII digits straight into a buffer: a cross-country route has tens of thousands of numbers, and formatting
+ * them one string at a time was the largest single cost of answering it.
  */
 export function lineJson(p: RoutePath): string {
   const pts = p.pts;
-  let lx = pts[0]!.toFixed(7),
-    ly = pts[1]!.toFixed(7);
-  let out = '[[' + lx + ',' + ly + ']';
-  let count = 1;
-  for (let i = 1; i <= p.n; i++) {
-    const x = pts[2 * i]!.toFixed(7),
-      y = pts[2 * i + 1]!.toFixed(7);
+  const buf = Buffer.allocUnsafe(8 + 2 * (p.n + 2) * 24);
+  let at = 0;
+  buf[at++] = 0x5b; // [
+  let lx = NaN,
+    ly = NaN,
+    count = 0;
+  for (let i = 0; i <= p.n; i++) {
+    const x = Math.round(pts[2 * i]! * 1e7),
+      y = Math.round(pts[2 * i + 1]! * 1e7);
     if (x === lx && y === ly) continue;
-    out += ',[' + x + ',' + y + ']';
+    at = writePoint(buf, at, x, y, count++ > 0);
     lx = x;
     ly = y;
-    count++;
   }
-  if (count === 1) out += ',[' + lx + ',' + ly + ']';
-  return out + ']';
+  if (count === 1) at = writePoint(buf, at, lx, ly, true);
+  buf[at++] = 0x5d; // ]
+  return buf.latin1Slice(0, at);
+}
+
+/** `,[x,y]` (comma when `comma`) for coordinates in units of 1e-7 degree. */
+function writePoint(buf: Buffer, at: number, x: number, y: number, comma: boolean): number {
+  if (comma) buf[at++] = 0x2c;
+  buf[at++] = 0x5b;
+  at = writeFixed7(buf, at, x);
+  buf[at++] = 0x2c;
+  at = writeFixed7(buf, at, y);
+  buf[at++] = 0x5d;
+  return at;
+}
+
+/** Writes v / 1e7 with exactly 7 decimals (v an integer, |v| < 2^53). */
+function writeFixed7(buf: Buffer, at: number, v: number): number {
+  if (v < 0) {
+    buf[at++] = 0x2d; // -
+    v = -v;
+  }
+  const int = Math.floor(v / 1e7);
+  let frac = v - int * 1e7;
+  // integer part: degrees, at most 3 digits
+  if (int >= 100) buf[at++] = 0x30 + Math.floor(int / 100);
+  if (int >= 10) buf[at++] = 0x30 + (Math.floor(int / 10) % 10);
+  buf[at++] = 0x30 + (int % 10);
+  buf[at++] = 0x2e; // .
+  for (let k = at + 6; k >= at; k--) {
+    buf[k] = 0x30 + (frac % 10);
+    frac = Math.floor(frac / 10);
+  }
+  return at + 7;
 }
