@@ -199,7 +199,7 @@ export function lineJson(p: RoutePath): string {
   }
   if (count === 1) at = writePoint(buf, at, lx, ly, true);
   buf[at++] = 0x5d; // ]
-  return buf.latin1Slice(0, at);
+  return buf.toString('latin1', 0, at);
 }
 
 /** `,[x,y]` (comma when `comma`) for coordinates in units of 1e-7 degree. */
