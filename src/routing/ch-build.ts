@@ -11,6 +11,23 @@ import FlatQueue from 'flatqueue';
  * Lazy updates only: a popped node is re-simulated and pushed back if it no longer beats the next one, and the
  * shortcuts of that simulation are the ones inserted. Eager re-simulation of all neighbours after each
  * contraction (the textbook variant) was measured 6-15x slower on grids, for a hierarchy of the same size.
+ *
+ * Memory (n nodes, m0 base edges, M = final CH edges; all typed arrays, nothing per node or per edge on the JS
+ * heap, so the footprint is bounded by these sums):
+ * - edges (Edges): tail, head, w, a, b, hops = 24 B per edge of capacity. Capacity starts at 2*m0 and doubles;
+ *   pages past the last edge are never written, so only ~24 B * edges used are resident. A doubling copies one
+ *   array at a time (+8 B per edge of old capacity at most, transiently).
+ * - adjacency (AdjPool, one for out-lists, one for in-lists): start/len/cap 12 B per node each, plus a pool of
+ *   edge ids of (degree+2) slots per node * 1.25 = ~5 B per base edge + 10 B per node each; a full pool is rebuilt
+ *   at 2x its live slots (old + new alive during the copy).
+ * - per node: level 4, dist 8, stamp 4, isTarget 4, rank 4, contracted 1, deg 4, priority queue 12 (Uint32 ids +
+ *   Float64 keys, fixed capacity n) = 41 B; with both adjacency headers ~65 B per node in all.
+ * - finish(): the five output edge arrays are trimmed copies (20 B * M), each made right before its growable
+ *   source is dropped; upFirst/dnFirst 8 B per node, upEdge/dnEdge ~4 B * M each (core edges in both). The
+ *   adjacency, queues and search state are unreachable by then (contract() has returned) and hops is dropped.
+ * At 600 copies (n = 6.8M, m0 = 13.9M, M = 25.3M): ~0.6 GB edges (capacity 27.8M, no doubling), ~0.45 GB
+ * adjacency, ~0.3 GB other per-node state. Measured: the whole import peaks at 2.26 GB (the number[] and
+ * number[][] layout this replaced: 6.29 GB).
  */
 export interface BaseGraph {
   n: number;
@@ -37,21 +54,124 @@ export interface CH {
 
 const WITNESS_SETTLE = 100;
 
+/** All edges ever created (base edges, then shortcuts), in growable typed arrays indexed by edge id. */
 class Edges {
-  tail: number[] = [];
-  head: number[] = [];
-  w: number[] = [];
-  a: number[] = [];
-  b: number[] = [];
-  hops: number[] = [];
+  tail: Uint32Array;
+  head: Uint32Array;
+  w: Uint32Array;
+  a: Int32Array;
+  b: Int32Array;
+  /**
+   * Original edges an edge stands for. Uint32 cannot saturate: a shortcut's hops are at most its weight when
+   * every base weight is >= 1 ms (build-graph clamps to 1), and the weight itself must fit chW's Uint32.
+   */
+  hops: Uint32Array;
+  length = 0;
+  constructor(capacity: number) {
+    this.tail = new Uint32Array(capacity);
+    this.head = new Uint32Array(capacity);
+    this.w = new Uint32Array(capacity);
+    this.a = new Int32Array(capacity);
+    this.b = new Int32Array(capacity);
+    this.hops = new Uint32Array(capacity);
+  }
   add(t: number, h: number, w: number, a: number, b: number, hops: number): number {
-    this.tail.push(t);
-    this.head.push(h);
-    this.w.push(w);
-    this.a.push(a);
-    this.b.push(b);
-    this.hops.push(hops);
-    return this.tail.length - 1;
+    if (this.length === this.tail.length) this.grow();
+    const e = this.length++;
+    this.tail[e] = t;
+    this.head[e] = h;
+    this.w[e] = w;
+    this.a[e] = a;
+    this.b[e] = b;
+    this.hops[e] = hops;
+    return e;
+  }
+  /** Doubles the capacity, one array at a time (the transient overhead is one old array, not all six). */
+  private grow(): void {
+    const cap = Math.max(1024, this.tail.length * 2);
+    const g = <T extends Uint32Array | Int32Array>(x: T, y: T): T => (y.set(x), y);
+    this.tail = g(this.tail, new Uint32Array(cap));
+    this.head = g(this.head, new Uint32Array(cap));
+    this.w = g(this.w, new Uint32Array(cap));
+    this.a = g(this.a, new Int32Array(cap));
+    this.b = g(this.b, new Int32Array(cap));
+    this.hops = g(this.hops, new Uint32Array(cap));
+  }
+}
+
+/**
+ * Per-node lists of edge ids in one shared pool: node u's list is pool[start[u] .. start[u]+len[u]), with room
+ * up to cap[u]. A full list moves to the end of the pool with twice the room; when the pool itself is full it is
+ * rebuilt compactly (dead slots of moved lists and of contracted nodes dropped) at twice the live room.
+ * Removal shifts the rest of the slice left, so lists keep insertion order (witness searches scan them in the
+ * same order as before, which keeps the hierarchy identical tie for tie).
+ */
+class AdjPool {
+  start: Uint32Array;
+  len: Uint32Array;
+  cap: Uint32Array;
+  pool: Uint32Array;
+  end = 0;
+  /** Sum of cap[] over all nodes (the slots a compaction keeps). */
+  private liveCap = 0;
+  constructor(deg: Uint32Array) {
+    const n = deg.length;
+    this.start = new Uint32Array(n);
+    this.len = new Uint32Array(n);
+    this.cap = new Uint32Array(n);
+    for (let u = 0; u < n; u++) {
+      const c = deg[u]! ? deg[u]! + 2 : 0; // road nodes gain a few shortcuts: avoid moving most lists at all
+      this.start[u] = this.end;
+      this.cap[u] = c;
+      this.end += c;
+    }
+    this.liveCap = this.end;
+    this.pool = new Uint32Array(Math.max(1024, Math.ceil(this.end * 1.25)));
+  }
+  push(u: number, e: number): void {
+    const l = this.len[u]!;
+    if (l === this.cap[u]) {
+      const c = Math.max(4, l * 2);
+      if (this.end + c > this.pool.length) this.rebuild(c);
+      this.pool.copyWithin(this.end, this.start[u]!, this.start[u]! + l);
+      this.start[u] = this.end;
+      this.end += c;
+      this.liveCap += c - l;
+      this.cap[u] = c;
+    }
+    this.pool[this.start[u]! + l] = e;
+    this.len[u] = l + 1;
+  }
+  /** Removes edge id e from u's list (it must be there), keeping the order of the others. */
+  remove(u: number, e: number): void {
+    const s = this.start[u]!,
+      l = this.len[u]!,
+      p = this.pool;
+    let i = s;
+    while (p[i] !== e) i++;
+    p.copyWithin(i, i + 1, s + l);
+    this.len[u] = l - 1;
+  }
+  /** Empties u's list and gives its room back (u was contracted). */
+  clear(u: number): void {
+    this.liveCap -= this.cap[u]!;
+    this.len[u] = 0;
+    this.cap[u] = 0;
+  }
+  /** New pool with every list packed in node order, twice the live room (plus `extra`) long. */
+  private rebuild(extra: number): void {
+    const next = new Uint32Array(Math.max(1024, 2 * (this.liveCap + extra)));
+    const n = this.start.length;
+    let at = 0;
+    for (let u = 0; u < n; u++) {
+      const c = this.cap[u]!;
+      if (!c) continue;
+      next.set(this.pool.subarray(this.start[u], this.start[u]! + this.len[u]!), at);
+      this.start[u] = at;
+      at += c;
+    }
+    this.pool = next;
+    this.end = at;
   }
 }
 
@@ -69,18 +189,46 @@ export interface CHOptions {
 }
 
 export function buildCH(g: BaseGraph, opts: CHOptions = {}): CH {
+  const n = g.n;
+  // Everything contract() allocates besides the edges (adjacency pools, queues, search state) is garbage once it
+  // returns, before finish() allocates the CSR.
+  const { E, rank, contracted } = contract(g, opts);
+  E.hops = new Uint32Array(0);
+  // The core: every node not contracted, ranked above all others; edges among them go in both search graphs.
+  let done = 0;
+  for (let v = 0; v < n; v++) done += contracted[v]!;
+  const coreNodes = n - done;
+  const core = contracted; // reused in place: 1 = core
+  for (let v = 0; v < n; v++)
+    if (!contracted[v]) {
+      core[v] = 1;
+      rank[v] = done++;
+    } else core[v] = 0;
+  return { ...finish(n, rank, E, core), coreNodes };
+}
+
+/** Contracts nodes until none are left or the core limit is hit; rank holds the contraction order of contracted nodes. */
+function contract(g: BaseGraph, opts: CHOptions): { E: Edges; rank: Uint32Array; contracted: Uint8Array } {
   const progress = opts.progress;
   const coreDegree = opts.coreDegree ?? 16;
   const settleLimit = opts.witnessSettle ?? WITNESS_SETTLE;
   const n = g.n;
-  const E = new Edges();
-  // Active adjacency (edges between not-yet-contracted nodes only), as edge ids.
-  const out: number[][] = Array.from({ length: n }, () => []);
+  const m0 = g.first[n]!;
+  const E = new Edges(Math.max(1024, 2 * m0));
+  // Active adjacency (edges between not-yet-contracted nodes only), as edge ids; sized by base degrees.
+  const deg = new Uint32Array(n);
+  for (let u = 0; u < n; u++) deg[u] = g.first[u + 1]! - g.first[u]!;
+  const out = new AdjPool(deg);
+  deg.fill(0);
+  for (let i = 0; i < m0; i++) deg[g.head[i]!]!++;
+  const inn = new AdjPool(deg);
   let live = 0; // edges between uncontracted nodes
-  const inn: number[][] = Array.from({ length: n }, () => []);
   const addOrImprove = (u: number, v: number, w: number, a: number, b: number, hops: number): boolean => {
-    for (const e of out[u]!) {
-      if (E.head[e] !== v) continue;
+    const p = out.pool,
+      head = E.head;
+    for (let i = out.start[u]!, end = i + out.len[u]!; i < end; i++) {
+      const e = p[i]!;
+      if (head[e] !== v) continue;
       if (E.w[e]! <= w) return false;
       E.w[e] = w;
       E.a[e] = a;
@@ -89,8 +237,8 @@ export function buildCH(g: BaseGraph, opts: CHOptions = {}): CH {
       return true;
     }
     const e = E.add(u, v, w, a, b, hops);
-    out[u]!.push(e);
-    inn[v]!.push(e);
+    out.push(u, e);
+    inn.push(v, e);
     live++;
     return true;
   };
@@ -98,7 +246,6 @@ export function buildCH(g: BaseGraph, opts: CHOptions = {}): CH {
     for (let i = g.first[u]!; i < g.first[u + 1]!; i++)
       if (g.head[i] !== u) addOrImprove(u, g.head[i]!, g.ms[i]!, -1 - i, -1, 1);
   }
-  const contracted = new Uint8Array(n);
   const level = new Uint32Array(n);
   // Witness search state, reused (stamps avoid clearing the distance array).
   const dist = new Float64Array(n);
@@ -115,16 +262,22 @@ export function buildCH(g: BaseGraph, opts: CHOptions = {}): CH {
     stamp[s] = run;
     pq.push(s, 0);
     let settled = 0;
+    const p = out.pool,
+      os = out.start,
+      ol = out.len,
+      head = E.head,
+      ew = E.w;
     while (pq.length) {
       const d = pq.peekValue()!;
       const u = pq.pop()!;
       if (d > dist[u]!) continue;
       if (d > maxW || ++settled > limit) break;
       if (isTarget[u] === run && --targetsLeft === 0) break;
-      for (const e of out[u]!) {
-        const v = E.head[e]!;
+      for (let i = os[u]!, end = i + ol[u]!; i < end; i++) {
+        const e = p[i]!;
+        const v = head[e]!;
         if (v === skip) continue;
-        const nd = d + E.w[e]!;
+        const nd = d + ew[e]!;
         if (stamp[v] !== run || nd < dist[v]!) {
           dist[v] = nd;
           stamp[v] = run;
@@ -137,29 +290,38 @@ export function buildCH(g: BaseGraph, opts: CHOptions = {}): CH {
   /** Computes the shortcuts needed to contract v (left in `shortcut`); returns v's priority. */
   const simulate = (v: number): number => {
     shortcut.length = 0;
-    const ins = inn[v]!,
-      outs = out[v]!;
+    const op = out.pool,
+      ip = inn.pool;
+    const os = out.start[v]!,
+      oe = os + out.len[v]!,
+      is = inn.start[v]!,
+      ie = is + inn.len[v]!;
     let maxOut = 0,
       removedHops = 0,
       addedHops = 0;
-    for (const e of outs) {
+    for (let k = os; k < oe; k++) {
+      const e = op[k]!;
       maxOut = Math.max(maxOut, E.w[e]!);
       removedHops += E.hops[e]!;
     }
-    for (const e of ins) removedHops += E.hops[e]!;
-    for (const ei of ins) {
+    for (let k = is; k < ie; k++) removedHops += E.hops[ip[k]!]!;
+    for (let j = is; j < ie; j++) {
+      const ei = ip[j]!;
       const u = E.tail[ei]!;
       const wi = E.w[ei]!;
       run++; // the witness search takes the next run id: mark its targets with it first
       targetsLeft = 0;
-      for (const eo of outs)
-        if (E.head[eo] !== u && isTarget[E.head[eo]!] !== run) {
-          isTarget[E.head[eo]!] = run;
+      for (let k = os; k < oe; k++) {
+        const x = E.head[op[k]!]!;
+        if (x !== u && isTarget[x] !== run) {
+          isTarget[x] = run;
           targetsLeft++;
         }
+      }
       run--;
       witness(u, v, wi + maxOut, settleLimit);
-      for (const eo of outs) {
+      for (let k = os; k < oe; k++) {
+        const eo = op[k]!;
         const x = E.head[eo]!;
         if (x === u) continue;
         const w = wi + E.w[eo]!;
@@ -169,13 +331,15 @@ export function buildCH(g: BaseGraph, opts: CHOptions = {}): CH {
       }
     }
     const added = shortcut.length / 5;
-    const removed = ins.length + outs.length;
+    const removed = ie - is + (oe - os);
     return level[v]! + (removed ? added / removed + addedHops / removedHops : 0);
   };
   const priority = simulate;
-  const order = new FlatQueue<number>();
+  // Each node is in the queue at most once (a popped node is either contracted or pushed back), so n fits.
+  const order = new FlatQueue<number>(Math.max(1, n));
   for (let v = 0; v < n; v++) order.push(v, priority(v));
   const rank = new Uint32Array(n);
+  const contracted = new Uint8Array(n);
   let done = 0;
   while (order.length) {
     if (live / (n - done) > coreDegree) break;
@@ -199,28 +363,26 @@ export function buildCH(g: BaseGraph, opts: CHOptions = {}): CH {
     contracted[v] = 1;
     rank[v] = done++;
     if (progress && done % 5_000 === 0) progress(done, n, live / (n - done));
-    live -= out[v]!.length + inn[v]!.length;
-    // Detach v from the live graph (neighbours are re-evaluated lazily, when popped).
-    const nbs = new Set<number>();
-    for (const e of out[v]!) nbs.add(E.head[e]!);
-    for (const e of inn[v]!) nbs.add(E.tail[e]!);
-    for (const x of nbs) {
-      out[x] = out[x]!.filter((e) => E.head[e] !== v);
-      inn[x] = inn[x]!.filter((e) => E.tail[e] !== v);
-      level[x] = Math.max(level[x]!, level[v]! + 1);
+    live -= out.len[v]! + inn.len[v]!;
+    // Detach v from the live graph (neighbours are re-evaluated lazily, when popped). Live edges are unique per
+    // (tail, head), so v's out-edge v->x is the one entry of x's in-list with tail v, and likewise for in-edges.
+    const lv = level[v]! + 1;
+    for (let k = out.start[v]!, end = k + out.len[v]!; k < end; k++) {
+      const e = out.pool[k]!,
+        x = E.head[e]!;
+      inn.remove(x, e);
+      if (level[x]! < lv) level[x] = lv;
     }
-    out[v] = [];
-    inn[v] = [];
+    for (let k = inn.start[v]!, end = k + inn.len[v]!; k < end; k++) {
+      const e = inn.pool[k]!,
+        x = E.tail[e]!;
+      out.remove(x, e);
+      if (level[x]! < lv) level[x] = lv;
+    }
+    out.clear(v);
+    inn.clear(v);
   }
-  // The core: every node not contracted, ranked above all others; edges among them go in both search graphs.
-  const core = new Uint8Array(n);
-  const coreNodes = n - done;
-  for (let v = 0; v < n; v++)
-    if (!contracted[v]) {
-      core[v] = 1;
-      rank[v] = done++;
-    }
-  return { ...finish(n, rank, E, core), coreNodes };
+  return { E, rank, contracted };
 }
 
 /** The searchable part of a hierarchy (what the graph file stores). */
@@ -228,12 +390,18 @@ export type CHArrays = Omit<CH, 'coreNodes'>;
 
 /** Splits the edges into the upward graph (by tail) and the reversed downward graph (by head), CSR each; core edges go in both. */
 function finish(n: number, rank: Uint32Array, E: Edges, core: Uint8Array): CHArrays {
-  const m = E.tail.length;
-  const chTail = Uint32Array.from(E.tail),
-    chHead = Uint32Array.from(E.head),
-    chW = Uint32Array.from(E.w);
-  const chA = Int32Array.from(E.a),
-    chB = Int32Array.from(E.b);
+  const m = E.length;
+  // Trim each growable array to m once, dropping the oversized one before trimming the next.
+  const chTail = E.tail.slice(0, m);
+  E.tail = new Uint32Array(0);
+  const chHead = E.head.slice(0, m);
+  E.head = new Uint32Array(0);
+  const chW = E.w.slice(0, m);
+  E.w = new Uint32Array(0);
+  const chA = E.a.slice(0, m);
+  E.a = new Int32Array(0);
+  const chB = E.b.slice(0, m);
+  E.b = new Int32Array(0);
   const upFirst = new Uint32Array(n + 1),
     dnFirst = new Uint32Array(n + 1);
   const isCore = (e: number) => core[chHead[e]!] === 1 && core[chTail[e]!] === 1;

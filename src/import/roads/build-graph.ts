@@ -13,6 +13,47 @@ export function buildRoadGraph(
   source: string,
   log: (stage: string, done?: number, total?: number) => void = () => {},
 ): RoadGraph {
+  // Everything prepare() builds besides what it returns (way-order edges, split tables, position maps; ~50 bytes
+  // per edge at scale) is garbage by the time the contraction, the biggest allocator, starts.
+  const { g0, nb, m, S, applied, segA, segB, segFirst, segEdges, segTiny, grid } = prepare(o, log);
+  log('contraction');
+  const { coreNodes, ...ch } = buildCH(g0, { progress: (done, total) => log('contraction', done, total) });
+  return {
+    meta: {
+      version: 1,
+      buildId: randomBytes(6).toString('hex'),
+      source,
+      builtAt: new Date().toISOString(),
+      nodes: g0.n,
+      baseNodes: nb,
+      edges: m,
+      names: o.names,
+      grid: grid.meta,
+      stats: {
+        segments: S,
+        restrictions: applied,
+        chEdges: ch.chHead.length,
+        chCoreNodes: coreNodes,
+        ways: o.wayCls.length,
+      },
+    },
+    ...g0,
+    wayCls: o.wayCls,
+    wayRoundabout: o.wayRoundabout,
+    wayName: o.wayName,
+    segA,
+    segB,
+    segFirst,
+    segEdges,
+    segTiny,
+    cellFirst: grid.cellFirst,
+    cellSeg: grid.cellSeg,
+    ...ch,
+  };
+}
+
+/** The graph without its hierarchy: base edges (CSR), node splitting, segments, snapping grid. */
+function prepare(o: OsmRoads, log: (stage: string, done?: number, total?: number) => void) {
   const nb = o.nodeIds.length;
   // 1. Segments and base edges, way by way: every consecutive node pair of a way is one segment; it yields one
   //    directed base edge per direction the way's oneway allows.
@@ -106,33 +147,18 @@ export function buildRoadGraph(
   const segTiny = tinyComponents(n, first, head, segA.view(), segB.view());
   log('spatial index');
   const grid = buildSegmentGrid(lat, lon, segA.view(), segB.view());
-  log('contraction');
-  const { coreNodes, ...ch } = buildCH(g0, { progress: (done, total) => log('contraction', done, total) });
   return {
-    meta: {
-      version: 1,
-      buildId: randomBytes(6).toString('hex'),
-      source,
-      builtAt: new Date().toISOString(),
-      nodes: n,
-      baseNodes: nb,
-      edges: m,
-      names: o.names,
-      grid: grid.meta,
-      stats: { segments: S, restrictions: split.applied, chEdges: ch.chHead.length, chCoreNodes: coreNodes, ways },
-    },
-    ...g0,
-    wayCls: o.wayCls,
-    wayRoundabout: o.wayRoundabout,
-    wayName: o.wayName,
+    g0,
+    nb,
+    m,
+    S,
+    applied: split.applied,
     segA: segA.view().slice(),
     segB: segB.view().slice(),
     segFirst,
     segEdges: segEdges.view().slice(),
     segTiny,
-    cellFirst: grid.cellFirst,
-    cellSeg: grid.cellSeg,
-    ...ch,
+    grid,
   };
 }
 
