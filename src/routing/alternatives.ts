@@ -11,8 +11,9 @@ import type { Snap } from './snap.js';
  *  - bounded: cost <= MAX_STRETCH x the primary's;
  *  - simple: no node repeated (rejects "drive into a side street and back");
  *  - different: it shares < MAX_SHARE of its travel time with every route accepted so far (OSRM's measure too);
- *    most candidates fail this, and a lower bound read off the packed search trees rejects them before their
- *    shortcuts are unpacked (unpacking a cross-country path touches ~10^4 edges at random places in memory);
+ *    most candidates fail this on the road they share at both ends, which CHQuery.sharedEnds measures on the
+ *    packed paths, before any T-test or unpacking (a cross-country path unpacks to ~10^4 edges at random places
+ *    in memory);
  *  - locally optimal: the stretch of T = 25 % of the primary's cost around v is itself a shortest path (a
  *    T-test run on a second query object), which rejects pointless detours around a block.
  */
@@ -36,9 +37,9 @@ export function viaAlternatives(
   const onPrimary = new Uint32Array(primary.edges.length);
   primary.edges.forEach((e, i) => (onPrimary[i] = g.head[e]!));
   onPrimary.sort();
-  // Accepted routes: their packed tree paths (for the lower bound) and their edges, sorted (overlap is then a
+  // Accepted routes: their packed paths (for the shared ends) and their edges, sorted (overlap is then a
   // binary search per edge, with no per-node or per-edge scratch memory in every routing thread).
-  const accepted = [{ tree: treePath(q, meet), edges: sortedEdges(primary.edges) }];
+  const accepted = [{ packed: q.packed(meet), edges: sortedEdges(primary.edges) }];
   const seen = new Set<number>();
   const cands: Candidate[] = [];
   for (const v of q.meetNodes) {
@@ -50,23 +51,24 @@ export function viaAlternatives(
       tNode = q.seedB(v);
     // travel time of the via path's whole edges (the seeds' offsets are the partial first and last pieces)
     const cost = q.distF(v) - q.distF(sNode) + q.distB(v) - q.distB(tNode);
-    const sharedLB = sharedAtLeast(q, v, accepted[0]!.tree);
-    if (sharedLB < MAX_SHARE * cost) cands.push({ v, sNode, tNode, cost, rank: 2 * cost + sharedLB });
+    const packed = q.packed(v);
+    const sharedLB = q.sharedEnds(packed, accepted[0]!.packed);
+    if (sharedLB < MAX_SHARE * cost) cands.push({ v, sNode, tNode, cost, packed, rank: 2 * cost + sharedLB });
   }
   // OSRM's ranking: short, and sharing little with the primary, first
   cands.sort((a, b) => a.rank - b.rank || a.v - b.v);
   const out: RoutePath[] = [];
   let tried = 0;
-  for (const { v, sNode, tNode, cost } of cands) {
+  for (const { v, sNode, tNode, cost, packed } of cands) {
     if (out.length >= want || tried >= MAX_CANDIDATES) break;
-    if (accepted.some((a, i) => i > 0 && sharedAtLeast(q, v, a.tree) >= MAX_SHARE * cost)) continue;
+    if (accepted.some((a, i) => i > 0 && q.sharedEnds(packed, a.packed) >= MAX_SHARE * cost)) continue;
     tried++;
     if (!locallyOptimal(check, q, v, sNode, bestCost * LOCAL_FRACTION)) continue;
     // the few candidates left are unpacked for the exact tests
     const edges = q.unpack(v);
     if (accepted.some((a) => shared(g, edges, a.edges) >= MAX_SHARE * cost)) continue;
     if (!simple(g, sNode, edges)) continue;
-    accepted.push({ tree: treePath(q, v), edges: sortedEdges(edges) });
+    accepted.push({ packed, edges: sortedEdges(edges) });
     out.push(assemble(g, from, to, sNode, edges, tNode));
   }
   return out;
@@ -77,42 +79,8 @@ interface Candidate {
   sNode: number;
   tNode: number;
   cost: number;
+  packed: number[];
   rank: number;
-}
-
-/** The nodes of v's packed via path in each search tree (v up to its seeds), with their tree distances. */
-interface TreePath {
-  f: Map<number, number>;
-  b: Map<number, number>;
-}
-
-function treePath(q: CHQuery, v: number): TreePath {
-  const f = new Map<number, number>(),
-    b = new Map<number, number>();
-  for (let x = v; ; x = q.parentF(x)) {
-    f.set(x, q.distF(x));
-    if (q.parF(x) < 0) break;
-  }
-  for (let x = v; ; x = q.parentB(x)) {
-    b.set(x, q.distB(x));
-    if (q.parB(x) < 0) break;
-  }
-  return { f, b };
-}
-
-/**
- * A lower bound of the travel time v's via path shares with an accepted one: the stretch from the common seed to
- * where the two forward-tree paths part, plus the same in the backward tree. Shared packed edges are shared road;
- * shortcuts that differ may still overlap once unpacked, hence only a bound.
- */
-function sharedAtLeast(q: CHQuery, v: number, a: TreePath): number {
-  let x = v;
-  while (!a.f.has(x) && q.parF(x) >= 0) x = q.parentF(x);
-  const f = a.f.has(x) ? q.distF(x) - q.distF(q.seedF(x)) : 0;
-  let y = v;
-  while (!a.b.has(y) && q.parB(y) >= 0) y = q.parentB(y);
-  const b = a.b.has(y) ? q.distB(y) - q.distB(q.seedB(y)) : 0;
-  return f + b;
 }
 
 const sortedEdges = (edges: number[]) => Uint32Array.from(edges).sort();

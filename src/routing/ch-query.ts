@@ -202,6 +202,52 @@ export class CHQuery {
     return v;
   }
 
+  /** The CH edges of the path source -> v -> target through the last run's search trees, in driving order. */
+  packed(v: number): number[] {
+    const { fwd: F, bwd: B, ch } = this;
+    const out: number[] = [];
+    for (let x = v; F.par(x) >= 0; x = ch.chTail[F.par(x)]!) out.push(F.par(x));
+    out.reverse();
+    for (let x = v; B.par(x) >= 0; x = ch.chHead[B.par(x)]!) out.push(B.par(x));
+    return out;
+  }
+
+  /**
+   * Travel time two packed paths (CH edges in driving order) share at their start plus at their end, exactly:
+   * equal edges are consumed whole, and where they differ only the larger of the two is unpacked, one level at a
+   * time, until two different road edges show where the routes part. Costs the depth of the shortcuts at the two
+   * partings, not the length of the paths.
+   */
+  sharedEnds(p: number[], r: number[]): number {
+    const start = this.commonRun(p.slice().reverse(), r.slice().reverse(), false);
+    return start + this.commonRun(p.slice(), r.slice(), true);
+  }
+
+  /** Shared travel time from the top of two stacks of CH edges (`fromEnd`: the tops are the paths' last edges). */
+  private commonRun(a: number[], b: number[], fromEnd: boolean): number {
+    const { chA, chB, chW } = this.ch;
+    let shared = 0;
+    while (a.length && b.length) {
+      const x = a[a.length - 1]!,
+        y = b[b.length - 1]!;
+      if (x === y) {
+        shared += chW[x]!;
+        a.pop();
+        b.pop();
+        continue;
+      }
+      const xs = chA[x]! >= 0,
+        ys = chA[y]! >= 0;
+      if (!xs && !ys) break; // two different road edges: the routes part here
+      // unpack the longer (a road edge never is: it cannot be split), keeping driving order on the stack
+      const side = xs && (!ys || chW[x]! >= chW[y]!) ? a : b;
+      const e = side.pop()!;
+      if (fromEnd) side.push(chA[e]!, chB[e]!);
+      else side.push(chB[e]!, chA[e]!);
+    }
+    return shared;
+  }
+
   /** Graph edge ids (original edges) of the path source -> meet -> target found by the last run. */
   unpack(meet: number): number[] {
     const { fwd: F, bwd: B, ch } = this;
