@@ -105,6 +105,7 @@ function startServer(dataDir: string): Promise<Server> {
       limits: { tile_ip_per_minute: 1000000000 } }), { log: silentLogger });
     const key = app.services.keyAdmin.create({ name: 'bench', plan: 'bench', perMinute: 100000000, daily: 1000000000 });
     const server = await app.listen();
+    await app.loaded;
     const stop = () => { app.close(); process.exit(0); };
     process.once('SIGTERM', stop);
     process.stdin.once('end', stop);

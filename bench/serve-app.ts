@@ -35,4 +35,5 @@ const key = app.services.keyAdmin.create({
   daily: 1_000_000_000,
 });
 const server = await app.listen();
+await app.loaded; // the road graph loads in the background: routes are real from the first measured request
 announce({ port: server.port, apiKey: key.key });

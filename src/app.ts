@@ -26,7 +26,7 @@ import { AnswerCacheRepo } from './store/answer-cache-repo.js';
 import { join } from 'node:path';
 import type { PlacesService } from './places/types.js';
 import { DirectionsService } from './routing/directions.js';
-import { createRoutingEngine } from './routing/engine-factory.js';
+import { createRoutingEngine, loadRoutingEngine, type RoutingTestHooks } from './routing/engine-factory.js';
 import { noGraphEngine } from './routing/no-graph.js';
 import type { RoutingEngine } from './routing/types.js';
 import { createTileStack } from './tiles/factory.js';
@@ -39,7 +39,7 @@ import { Router } from './http/router.js';
 import { Pipeline } from './http/pipeline.js';
 import { listen, type RunningServer } from './http/uws/server.js';
 import { registerAll } from './http/routes/index.js';
-import type { Services } from './services.js';
+import type { Readiness, Services } from './services.js';
 import { createMetricsRegistry, type MetricsRegistry } from './ops/metrics.js';
 import { RequestMetrics } from './ops/request-metrics.js';
 import { ReloadHooks, type ReloadResult } from './ops/reload.js';
@@ -61,6 +61,8 @@ export interface AppOverrides {
   tileOrigin?: TileOrigin;
   staticMaps?: StaticMapRenderer;
   meterFlushMs?: number;
+  /** Tests only (e.g. hold the road graph's background load); never set from config. */
+  routingHooks?: RoutingTestHooks;
 }
 
 export interface App {
@@ -75,6 +77,11 @@ export interface App {
   /** Engines register here to be re-opened by reload(); places is registered by the app itself. */
   reloads: ReloadHooks;
   listen(): Promise<RunningServer>;
+  /**
+   * Settles when the background start-up load (road graph and routing threads) has ended, however it ended. The
+   * server answers meanwhile (directions with the degraded line); callers that need real routes at once await it.
+   */
+  loaded: Promise<void>;
   /** The admin metrics port, when metrics.port is set and listen() ran. */
   metricsServer?: MetricsServer;
   /** Re-opens imported data (places index, and whatever else registered a hook) without a restart. */
@@ -159,9 +166,15 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     directions: new Pool('directions', p.directions.concurrency, p.directions.queue, 'DIRECTIONS_BACKPRESSURE'),
     prefetch: new Pool('prefetch', config.prefetch.concurrency, 0, 'DIRECTIONS_BACKPRESSURE'),
   };
+  // The built-in router's graph is loaded in the background (loadRoads below), never on the way to listening: until
+  // it is in service the no-graph engine answers (the degraded line). An upstream engine needs no load.
+  const builtinRouting = !o.routing && config.routing.engine === 'builtin';
+  let routingState: Readiness['routing'] = builtinRouting ? 'loading' : 'ready';
+  // Places threads open places.db in the background; queries run in-process until one is ready.
+  let placesReady = !threads;
   const directions = new DirectionsService({
-    // built-in router over <data>/roads.graph (no-graph engine until an import), or the configured upstream
-    engine: o.routing ?? createRoutingEngine(config.routing, dir.root, log),
+    // built-in router over <data>/roads.graph (no-graph engine until it is loaded or imported), or the upstream
+    engine: o.routing ?? (builtinRouting ? noGraphEngine : createRoutingEngine(config.routing, dir.root, log)),
     cache: answers,
     pool: routePools.directions,
     prefetchPool: routePools.prefetch,
@@ -195,6 +208,10 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
       ...(cluster ? cluster.health() : { postgres: sqlCheck(), redis: hot.check() }),
       svc_wired: config.engine_enabled,
     }),
+    readiness: () => {
+      placesReady ||= threads?.ready ?? true; // once up, reopen (reload) keeps the threads answering
+      return { routing: routingState, places: placesReady ? 'ready' : 'loading' };
+    },
     quotas: (nowMs) => (cluster ? cluster.quotas(nowMs) : readQuotas(config.data_dir, nowMs)),
   };
 
@@ -248,15 +265,47 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
       return `${next.count.toLocaleString('en-US')} places (generation ${next.generation})`;
     });
   }
-  if (!o.routing && config.routing.engine === 'builtin') {
-    reloads.register('roads', () => {
-      const next = createRoutingEngine(config.routing, dir.root, log);
-      if (next === noGraphEngine) return 'no road graph in the data directory; keeping the current engine';
+  let closed = false;
+  // Start-up: the graph is read and the routing threads set up while the server already answers; the engine is
+  // swapped in only once a thread is ready, so until then every route is the degraded line, never a wait.
+  const loadRoads = async (): Promise<void> => {
+    const { engine, state } = await loadRoutingEngine(config.routing, dir.root, log, {
+      start: true,
+      hooks: o.routingHooks,
+    });
+    if (closed) return engine.close?.();
+    directions.setEngine(engine);
+    routingState = state;
+  };
+  const roadsLoaded = builtinRouting
+    ? loadRoads().catch((e: unknown) => {
+        log.error('road graph load failed; directions answer the degraded line', { error: (e as Error).message });
+        routingState = 'unavailable';
+      })
+    : Promise.resolve();
+  if (builtinRouting) {
+    // Reload reads the new file in the background too; the current graph answers until it is in, then the running
+    // threads adopt it. A reload during the start-up load waits for that load first.
+    reloads.register('roads', async () => {
+      await roadsLoaded;
+      const { engine: next, state } = await loadRoutingEngine(config.routing, dir.root, log, {
+        start: directions.engine === noGraphEngine, // no threads to adopt the graph: start its own first
+        hooks: o.routingHooks,
+      });
+      if (next === noGraphEngine) {
+        return state === 'unavailable'
+          ? 'road graph unreadable (see the log); keeping the current engine'
+          : 'no road graph in the data directory; keeping the current engine';
+      }
+      if (closed) {
+        next.close?.();
+        return 'server closing';
+      }
       directions.setEngine(next);
+      routingState = 'ready';
       return `road graph ${next.version ?? ''}`.trim();
     });
   }
-  let closed = false;
 
   let server: RunningServer | undefined;
   let metricsServer: MetricsServer | undefined;
@@ -269,6 +318,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     metrics,
     requests,
     reloads,
+    loaded: roadsLoaded,
     reload: () => reloads.run(),
     async shutdown(graceMs = config.http.shutdown_grace_ms) {
       server?.close();

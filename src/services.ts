@@ -19,6 +19,16 @@ export interface Health {
   svc_wired: boolean;
 }
 
+/**
+ * What start-up still loads in the background (/readyz). `routing`: the built-in router's graph is being read or its
+ * threads set up (`loading`), is in service (`ready`, also for an upstream engine), was never imported (`no_graph`)
+ * or could not be read (`unavailable`); both of the last answer the degraded line. `places`: the places threads.
+ */
+export interface Readiness {
+  routing: 'loading' | 'ready' | 'no_graph' | 'unavailable';
+  places: 'loading' | 'ready';
+}
+
 /** Everything the route modules may call, built once by the composition root (app.ts). */
 export interface Services {
   config: Config;
@@ -38,6 +48,7 @@ export interface Services {
   glyphs: GlyphStore;
   style: BundledStyle;
   health(): Health;
+  readiness(): Readiness;
   /** Keys and today's usage: this node's SQLite store, or every node's in a cluster. */
   quotas(nowMs: number): QuotaSnapshot | Promise<QuotaSnapshot>;
 }

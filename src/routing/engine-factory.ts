@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RoutingConfig } from '../config/defaults.js';
 import type { Logger } from '../core/log.js';
-import { GRAPH_FILE, loadGraph } from './graph.js';
+import { GRAPH_FILE, loadGraph, loadGraphShared } from './graph.js';
 import { noGraphEngine } from './no-graph.js';
 import { PooledRouter } from './route-pool.js';
 import type { RoutingEngine } from './types.js';
@@ -14,6 +14,8 @@ import { valhallaEngine } from './upstream/valhalla.js';
 export interface RoutingTestHooks {
   /** Every built-in query keeps its routing thread busy this long first (a stand-in for a slow route). */
   testDelayMs?: number;
+  /** loadRoutingEngine awaits this before it reads the graph: holds a server in its "routing loading" state. */
+  beforeLoad?: () => Promise<void>;
 }
 
 /**
@@ -21,6 +23,7 @@ export interface RoutingTestHooks {
  * answers the degraded line, until an extract is imported or when the file cannot be read), or an upstream
  * OSRM / Valhalla / GraphHopper server. The built-in router's graph is loaded once into a SharedArrayBuffer and
  * queried from `routing.threads` routing threads (started by the directions service, see route-pool.ts).
+ * Synchronous: the graph is read on the calling thread; the server loads it with loadRoutingEngine instead.
  */
 export function createRoutingEngine(
   cfg: RoutingConfig,
@@ -57,4 +60,59 @@ export function createRoutingEngine(
     });
     return noGraphEngine;
   }
+}
+
+/** How a background load of the built-in router's graph ended (see /readyz). */
+export type GraphLoadState = 'ready' | 'no_graph' | 'unavailable';
+
+export interface GraphLoad {
+  engine: RoutingEngine;
+  state: GraphLoadState;
+}
+
+/**
+ * The built-in router over `<data>/roads.graph`, loaded without blocking the event loop: the server listens first and
+ * calls this in the background (start-up, reload). The file is read into one SharedArrayBuffer by libuv's thread pool
+ * (graph-file.ts); with `start`, the routing threads are started too and the promise resolves once one of them has
+ * set its search state up, so the engine answers at once when it is swapped in. Without `start` the threads are left
+ * to whoever takes the engine (reload: the running engine adopts the new graph into its threads). An absent file
+ * gives the no-graph engine; an unreadable one too, logged, as createRoutingEngine does. One log line with the ms.
+ */
+export async function loadRoutingEngine(
+  cfg: RoutingConfig,
+  dataDir: string,
+  log: Logger,
+  opts: { start?: boolean; hooks?: RoutingTestHooks } = {},
+): Promise<GraphLoad> {
+  const hooks = opts.hooks ?? {};
+  await hooks.beforeLoad?.();
+  const file = join(dataDir, GRAPH_FILE);
+  if (!existsSync(file)) return { engine: noGraphEngine, state: 'no_graph' };
+  const t0 = performance.now();
+  let e: PooledRouter;
+  try {
+    e = new PooledRouter(await loadGraphShared(file), {
+      snapMaxMeters: cfg.snap_max_m,
+      threads: cfg.threads,
+      queue: cfg.queue,
+      timeoutMs: cfg.timeout_ms,
+      testDelayMs: hooks.testDelayMs,
+    });
+  } catch (err) {
+    log.error('road graph unreadable; directions answer the degraded line until it is re-imported', {
+      error: (err as Error).message,
+    });
+    return { engine: noGraphEngine, state: 'unavailable' };
+  }
+  const readMs = Math.round(performance.now() - t0);
+  const started = opts.start ? await e.whenReady() : undefined;
+  if (started === false) log.warn('no routing thread set its engine up; routes may fail until one does');
+  log.info('road graph loaded', {
+    nodes: e.meta.nodes,
+    edges: e.meta.edges,
+    threads: e.threads,
+    read_ms: readMs,
+    ms: Math.round(performance.now() - t0),
+  });
+  return { engine: e, state: 'ready' };
 }

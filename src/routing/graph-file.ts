@@ -9,6 +9,7 @@ import {
   rmSync,
   writeSync,
 } from 'node:fs';
+import { open } from 'node:fs/promises';
 
 /**
  * A small binary container for the road graph: magic, a JSON header (metadata + section table), then raw typed
@@ -75,7 +76,34 @@ export interface GraphFileContents {
 }
 
 export function readGraphFile(path: string, opts: { shared?: boolean } = {}): GraphFileContents {
-  let buf = opts.shared ? readShared(path) : readFileSync(path);
+  return parseGraphFile(path, opts.shared ? readShared(path) : readFileSync(path));
+}
+
+/**
+ * The same file read into one SharedArrayBuffer without blocking the event loop: the bytes are read by libuv's
+ * thread pool in large chunks (one pass at disk speed); only the small header is parsed on the calling thread.
+ */
+export async function readGraphFileShared(path: string): Promise<GraphFileContents> {
+  const fh = await open(path, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    const bytes = new Uint8Array(new SharedArrayBuffer(size));
+    for (let at = 0; at < size;) {
+      const { bytesRead } = await fh.read(bytes, at, Math.min(READ_CHUNK, size - at), at);
+      if (bytesRead === 0) throw new Error(`${path}: short read`);
+      at += bytesRead;
+    }
+    return parseGraphFile(path, Buffer.from(bytes.buffer, 0, size));
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Bytes per read call of the background load (each call occupies one libuv thread until it returns). */
+const READ_CHUNK = 64 * 1024 * 1024;
+
+function parseGraphFile(path: string, bytes: Buffer): GraphFileContents {
+  let buf = bytes;
   if (buf.length < 12 || buf.toString('latin1', 0, 8) !== MAGIC) throw new Error(`${path} is not a svcmaps road graph`);
   if (buf.byteOffset % 8 !== 0) {
     // typed-array views need aligned offsets: copy into a fresh (aligned) ArrayBuffer

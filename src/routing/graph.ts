@@ -1,4 +1,4 @@
-import { readGraphFile, writeGraphFile } from './graph-file.js';
+import { readGraphFile, readGraphFileShared, writeGraphFile, type GraphFileContents } from './graph-file.js';
 import type { CHArrays } from './ch-build.js';
 
 export const GRAPH_FILE = 'roads.graph';
@@ -88,7 +88,15 @@ export function saveGraph(path: string, g: RoadGraph): void {
 
 /** With `shared`, the arrays live in one SharedArrayBuffer that worker threads can map (see route-pool.ts). */
 export function loadGraph(path: string, opts: { shared?: boolean } = {}): RoadGraph {
-  const { meta, sections } = readGraphFile(path, opts);
+  return roadGraph(path, readGraphFile(path, opts));
+}
+
+/** loadGraph with `shared`, read without blocking the event loop (the server's start-up and reload). */
+export async function loadGraphShared(path: string): Promise<RoadGraph> {
+  return roadGraph(path, await readGraphFileShared(path));
+}
+
+function roadGraph(path: string, { meta, sections }: GraphFileContents): RoadGraph {
   if ((meta as { version?: number }).version !== 1)
     throw new Error(`${path}: unsupported road graph version; re-run \`svcmaps import\``);
   for (const k of ARRAYS)

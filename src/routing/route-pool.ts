@@ -41,6 +41,7 @@ export interface PooledRouterOptions {
 export class PooledRouter implements RoutingEngine {
   readonly name = 'svc';
   private pool: WorkerPool | undefined;
+  private closed = false;
 
   constructor(
     private graph: RoadGraph,
@@ -77,6 +78,20 @@ export class PooledRouter implements RoutingEngine {
     });
   }
 
+  /**
+   * Starts the threads and resolves once one of them has set its engine up over the graph (its search state
+   * allocated), or after `maxWaitMs` when none manages to (each query then reports the thread's setup error).
+   */
+  async whenReady(maxWaitMs = 60_000): Promise<boolean> {
+    this.start();
+    const until = performance.now() + maxWaitMs;
+    while (!this.pool!.ready) {
+      if (this.closed || performance.now() > until) return false;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return true;
+  }
+
   async route(from: LatLng, to: LatLng, opts: RouteOptions): Promise<EngineResult> {
     this.start();
     const task: RouteTask = { from, to, alternatives: opts.alternatives, locale: opts.locale };
@@ -100,6 +115,7 @@ export class PooledRouter implements RoutingEngine {
   }
 
   close(): void {
+    this.closed = true;
     this.pool?.close();
   }
 

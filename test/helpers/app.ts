@@ -34,6 +34,8 @@ export async function startServer(
     ...overrides,
   });
   const server = await app.listen();
+  // Tests route right away: wait for the road graph's background load, unless the test holds it (routingHooks).
+  if (!overrides.routingHooks) await app.loaded;
   const url = server.url;
   return {
     url,

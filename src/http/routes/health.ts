@@ -21,5 +21,21 @@ export function register(router: Router, s: Services): void {
         return jsonReply(ok ? 200 : 503, { status: ok ? 'ok' : 'degraded', ...h }, { 'Cache-Control': 'no-store' });
       },
     },
+    {
+      // Ready once nothing is still loading in the background (road graph, routing and places threads); a part that
+      // ended without data (`no_graph`, `unavailable`) is ready: it answers the degraded line, and waiting will not help.
+      method: 'GET',
+      pattern: '/readyz',
+      surface: 'none',
+      handler: () => {
+        const r = s.readiness();
+        const ready = r.routing !== 'loading' && r.places !== 'loading';
+        return jsonReply(
+          ready ? 200 : 503,
+          { status: ready ? 'ready' : 'starting', ...r },
+          { 'Cache-Control': 'no-store' },
+        );
+      },
+    },
   );
 }
