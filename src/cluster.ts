@@ -21,8 +21,11 @@ export interface Cluster {
   events?: RedisKeyEvents;
   /** Absent without Redis: each node then orders only the JWT sessions it has seen. */
   sessions?: RedisSessions;
-  /** Migrates PostgreSQL, loads the key mirror, connects Redis and listens for key changes. */
-  start(onKeyChanged: (id: string) => void): Promise<void>;
+  /**
+   * Migrates PostgreSQL, loads the key mirror, connects Redis and listens for key changes. A server starts with
+   * PostgreSQL down (key checks fail closed until a poll gets through); `requirePostgres` (the CLI) throws instead.
+   */
+  start(onKeyChanged: (id: string) => void, opts?: { requirePostgres?: boolean }): Promise<void>;
   health(): { postgres: string; redis: string };
   /** Keys and today's usage of every node (GET /admin/usage, `svcmaps quotas`). */
   quotas(nowMs: number, keyId?: string): Promise<QuotaSnapshot>;
@@ -38,7 +41,14 @@ export function openCluster(c: ClusterConfig, log: Logger, nowS: () => number): 
     return undefined;
   }
   const pool: PgPool = openPgPool(c.postgres_url, c.pool_size);
-  const keys = new PgKeyStore(pool, c.poll_ms);
+  let pgDownAtStart = false;
+  // Migrating is the first step of the key mirror's first load, so a node whose PostgreSQL is down at start retries
+  // it at every poll: the node starts, answers key checks 503 until then, and needs no restart when it comes back.
+  const prepare = async (): Promise<void> => {
+    await migratePg(pool);
+    if (pgDownAtStart) log.info('postgres reachable; key checks answer again');
+  };
+  const keys = new PgKeyStore(pool, c.poll_ms, undefined, prepare);
   const usage = new PgUsageStore(pool);
   let pub: RedisClient | undefined;
   let sub: RedisClient | undefined;
@@ -56,11 +66,17 @@ export function openCluster(c: ClusterConfig, log: Logger, nowS: () => number): 
     limiter,
     events,
     sessions,
-    async start(onKeyChanged) {
+    async start(onKeyChanged, opts = {}) {
       if (started) return;
       started = true;
-      await migratePg(pool);
       await keys.start();
+      if (keys.state() !== 'ok') {
+        if (opts.requirePostgres) throw new Error(`PostgreSQL unavailable: ${keys.state()}`);
+        pgDownAtStart = true;
+        log.warn('postgres unreachable at start; key checks answer 503 MAPS_AUTH_UNAVAILABLE until it is reachable', {
+          error: keys.state(),
+        });
+      }
       if (pub && sub && events) {
         // A Redis that is down at start is not fatal: limits fail open and the clients connect in the background.
         const connecting = Promise.all([pub.connect(), sub.connect()]).catch((e: Error) =>

@@ -300,4 +300,47 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
       await within(5000, async () => (await b.get(JSON_PATH, { 'X-API-Key': key })).status === 200),
     ).toBeGreaterThanOrEqual(0);
   }, 40_000);
+
+  it('starts a node while PostgreSQL is down: live, key checks 503, and it recovers on its own', async () => {
+    const { key } = await createKey(a);
+    postgres.stop();
+    let pgUp = false;
+    let c: TestServer | undefined;
+    try {
+      const t0 = Date.now();
+      c = await startServer({ cluster: { postgres_url: postgres.url, redis_url: redis.url } });
+      expect(Date.now() - t0).toBeLessThan(5000);
+      expect((await c.get('/livez')).status).toBe(200);
+      const h = await c.get('/healthz');
+      expect(h.status).toBe(503);
+      const hb = (await h.json()) as Record<string, unknown>;
+      expect(hb).toMatchObject({ status: 'degraded', redis: 'ok' });
+      expect(typeof hb.postgres).toBe('string');
+      expect(hb.postgres).not.toBe('ok');
+      // Fail closed: never a 200 (nor a 401) from a key store that was never read.
+      for (const path of [JSON_PATH, '/maps/v1/sprites/svc.json']) {
+        const r = await c.get(path, { 'X-API-Key': key });
+        expect(r.status).toBe(503);
+        expect(await errorCode(r)).toBe('MAPS_AUTH_UNAVAILABLE');
+      }
+      // The CLI does not wait: it says PostgreSQL is unavailable and exits non-zero.
+      const env = { SVCMAPS_CLUSTER__POSTGRES_URL: postgres.url, SVCMAPS_CLUSTER__REDIS_URL: redis.url };
+      const cli = await cliWithEnv(env, 'keys', 'list', '--data', c.dataDir, '--json');
+      expect(cli.code).not.toBe(0);
+      expect(cli.err).toMatch(/PostgreSQL unavailable/);
+
+      postgres.start();
+      pgUp = true;
+      const node = c;
+      const upMs = await within(10_000, async () => (await node.get(JSON_PATH, { 'X-API-Key': key })).status === 200);
+      expect(upMs).toBeGreaterThanOrEqual(0);
+      const after = await c.get('/healthz');
+      expect(after.status).toBe(200);
+      expect(await after.json()).toMatchObject({ status: 'ok', postgres: 'ok', redis: 'ok' });
+      expect((await c.get('/maps/v1/sprites/svc.json', { 'X-API-Key': key })).status).toBe(200);
+    } finally {
+      if (!pgUp) postgres.start(); // for whatever runs after a failure here
+      await c?.close();
+    }
+  }, 40_000);
 });

@@ -27,7 +27,7 @@ export function makeClusterCommand(io: Io): CommandUnknownOpts {
         const day = utcDay(Date.now());
         const keys = new KeysRepo(db).list();
         const usage = new UsageRepo(db).forDay(day);
-        await shared.start(() => undefined);
+        await shared.start(() => undefined, { requirePostgres: true });
         const copied = await shared.importFrom(keys, usage);
         const result = { day, keys: keys.length, keys_added: copied.keys, usage_rows: copied.usage };
         io.out(

@@ -33,7 +33,7 @@ async function withAdmin<T>(
   const cluster = openCluster(config.cluster, silentLogger, nowS);
   if (cluster) {
     try {
-      await cluster.start(() => undefined);
+      await cluster.start(() => undefined, { requirePostgres: true });
       return await fn(new SharedKeyAdmin(cluster.keys, cluster.events, nowS), config);
     } catch (e) {
       return notFound(e);

@@ -36,7 +36,7 @@ export function makeQuotasCommand(io: Io): CommandUnknownOpts {
     let load: () => QuotaSnapshot;
     let refresh: NodeJS.Timeout | undefined;
     if (cluster) {
-      await cluster.start(() => undefined);
+      await cluster.start(() => undefined, { requirePostgres: true });
       let latest = await cluster.quotas(Date.now(), o.key);
       load = () => latest; // the live view redraws from the last read; reads follow in the background
       if (o.watch)

@@ -26,13 +26,20 @@ export class PgKeyStore implements KeyStore {
   private running: Promise<void> | undefined;
   private again = false;
 
+  /** Set once `prepare` (the schema migration) has succeeded; until then every poll retries it first. */
+  private prepared = false;
+
   constructor(
     private readonly pool: PgPool,
     private readonly pollMs: number,
     private readonly staleMs = Math.max(2000, pollMs * 4),
+    private readonly prepare: () => Promise<void> = async () => undefined,
   ) {}
 
-  /** First full load, then polling; resolves once loaded or failed (the poll keeps retrying). */
+  /**
+   * First full load, then polling; resolves once loaded or failed, never throws: a node whose PostgreSQL is down at
+   * start still starts, answers key checks 503 (fail closed) and loads as soon as a poll gets through.
+   */
   async start(): Promise<void> {
     if (!this.timer) {
       this.timer = setInterval(() => void this.sync(), this.pollMs);
@@ -73,6 +80,10 @@ export class PgKeyStore implements KeyStore {
 
   private async pull(): Promise<void> {
     try {
+      if (!this.prepared) {
+        await this.prepare();
+        this.prepared = true;
+      }
       const r = await this.pool.query<PgKeyRow>('SELECT * FROM api_keys WHERE change_seq > $1 ORDER BY change_seq', [
         this.seq,
       ]);
