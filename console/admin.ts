@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { h } from './dom.js';
+import { fmtBytes, fmtDuration, h } from './dom.js';
 import { currentLang, t } from './i18n.js';
 
 interface KeyView {
@@ -25,13 +25,132 @@ interface QuotaRow {
   last_seen: string | null;
 }
 
+interface HotKind {
+  hits: number;
+  misses: number;
+  hit_rate: number | null;
+  entries: number;
+  bytes: number;
+}
+
+/** GET /admin/status (shape in the README, "Console"). */
 interface Status {
   uptime_s: number;
   health: { postgres: string; redis: string; svc_wired: boolean };
+  hot_tier: { capacity_bytes: number; bytes: number; entries: number; tiles: HotKind; answers: HotKind };
   places: { places: number; sources: Array<{ source: string; rows: number; imported_at: string }> } | null;
-  roads: { nodes?: number; edges?: number; source?: string } | null;
-  render: unknown;
-  tiles: Array<{ file: string; bytes: number }>;
+  roads: { bytes: number; nodes?: number; edges?: number; source?: string; built_at?: string } | null;
+  render: { bytes: number; meta: Record<string, string> } | null;
+  tiles: Array<{ file: string; scale: number; bytes: number; zooms: Array<{ z: number; tiles: number }> }>;
+}
+
+/** The server status: uptime, the hot tier's hit rates and fill, and the data the server has. */
+function statusView(st: Status): HTMLElement[] {
+  const lang = currentLang();
+  const n = new Intl.NumberFormat(lang);
+  const pct = new Intl.NumberFormat(lang, { style: 'percent', maximumFractionDigits: 1 });
+  const date = (iso: string | undefined) => {
+    const d = iso ? new Date(iso) : undefined;
+    return d && !Number.isNaN(d.getTime())
+      ? new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short' }).format(d)
+      : '';
+  };
+  const hot = st.hot_tier;
+  const th = (k: Parameters<typeof t>[0]) => h('th', { scope: 'col' }, t(k));
+  const hotRow = (k: 'tilesCache' | 'answersCache', c: HotKind, id: string) =>
+    h(
+      'tr',
+      { id },
+      h('th', { scope: 'row' }, t(k)),
+      h('td', { class: 'rate' }, c.hit_rate === null ? '—' : pct.format(c.hit_rate)),
+      h('td', {}, n.format(c.hits)),
+      h('td', {}, n.format(c.misses)),
+      h('td', {}, n.format(c.entries)),
+      h('td', {}, fmtBytes(c.bytes, lang)),
+    );
+  const roads = st.roads;
+  const render = st.render;
+  return [
+    h('h2', { id: 'status-title' }, t('status')),
+    h(
+      'dl',
+      { class: 'status' },
+      h('dt', {}, t('uptime')),
+      h('dd', { id: 'uptime' }, fmtDuration(st.uptime_s, lang)),
+      h('dt', {}, t('health')),
+      h('dd', {}, `${st.health.postgres} / ${st.health.redis}`),
+    ),
+    h(
+      'table',
+      { class: 'hot', id: 'hot-tier' },
+      h('caption', {}, t('hotTier')),
+      h(
+        'thead',
+        {},
+        h('tr', {}, th('cache'), th('hitRate'), th('hits'), th('lookupsMissed'), th('entries'), th('size')),
+      ),
+      h('tbody', {}, hotRow('tilesCache', hot.tiles, 'hot-tiles'), hotRow('answersCache', hot.answers, 'hot-answers')),
+      h(
+        'tfoot',
+        {},
+        h(
+          'tr',
+          { id: 'hot-total' },
+          h('th', { scope: 'row' }, t('hotTotal')),
+          h('td', { colspan: '3' }, ''),
+          h('td', {}, n.format(hot.entries)),
+          h(
+            'td',
+            {},
+            `${fmtBytes(hot.bytes, lang)} ${t('ofCapacity')} ${fmtBytes(hot.capacity_bytes, lang)} ` +
+              `(${pct.format(hot.capacity_bytes ? hot.bytes / hot.capacity_bytes : 0)})`,
+          ),
+        ),
+      ),
+    ),
+    h('h3', {}, t('dataLoaded')),
+    h(
+      'dl',
+      { class: 'data' },
+      h('dt', {}, t('roadGraph')),
+      h(
+        'dd',
+        { id: 'data-roads' },
+        roads
+          ? `${n.format(roads.nodes ?? 0)} ${t('nodes')}, ${n.format(roads.edges ?? 0)} ${t('edges')}` +
+              (roads.built_at ? `; ${t('builtAt')} ${date(roads.built_at)}` : '') +
+              ` (${fmtBytes(roads.bytes, lang)})`
+          : t('none'),
+      ),
+      h('dt', {}, t('places')),
+      h(
+        'dd',
+        { id: 'data-places' },
+        st.places ? `${n.format(st.places.places)} (${st.places.sources.map((x) => x.source).join(', ')})` : t('none'),
+      ),
+      h('dt', {}, t('renderData')),
+      h(
+        'dd',
+        { id: 'data-render' },
+        render
+          ? [render.meta.source, date(render.meta.imported_at), fmtBytes(render.bytes, lang)]
+              .filter(Boolean)
+              .join(' · ')
+          : t('basemapOnly'),
+      ),
+      h('dt', {}, t('mbtiles')),
+      h(
+        'dd',
+        { id: 'data-mbtiles' },
+        st.tiles
+          .map((x) => {
+            const count = x.zooms.reduce((a, z) => a + z.tiles, 0);
+            return `${x.file.split('/').pop()}: ${n.format(count)} ${t('tilesCount')}, ${fmtBytes(x.bytes, lang)}`;
+          })
+          .join('; ') || t('none'),
+      ),
+    ),
+  ];
 }
 
 /** The admin view for a super_admin key: keys (create, shown once; revoke), today's usage, server status. */
@@ -142,7 +261,6 @@ export class AdminView {
         h('td', {}, u.last_seen ?? '—'),
       ),
     );
-    const st = status;
     this.root.replaceChildren(
       h('h2', { id: 'admin-title' }, t('keys')),
       ...(created
@@ -184,27 +302,7 @@ export class AdminView {
         h('thead', {}, h('tr', {}, th('name'), th('requests'), th('misses'), th('used'), th('lastSeen'))),
         h('tbody', {}, ...usageRows),
       ),
-      h('h2', {}, t('status')),
-      h(
-        'dl',
-        { class: 'status' },
-        h('dt', {}, 'uptime'),
-        h('dd', {}, `${n.format(st.uptime_s)} s`),
-        h('dt', {}, 'store / cache'),
-        h('dd', {}, `${st.health.postgres} / ${st.health.redis}`),
-        h('dt', {}, 'places'),
-        h(
-          'dd',
-          {},
-          st.places ? `${n.format(st.places.places)} (${st.places.sources.map((x) => x.source).join(', ')})` : '—',
-        ),
-        h('dt', {}, 'roads'),
-        h('dd', {}, st.roads ? `${n.format(st.roads.nodes ?? 0)} nodes, ${n.format(st.roads.edges ?? 0)} edges` : '—'),
-        h('dt', {}, 'render'),
-        h('dd', {}, st.render ? 'imported' : 'basemap only'),
-        h('dt', {}, 'tiles'),
-        h('dd', {}, st.tiles.map((x) => `${x.file.split('/').pop()} ${n.format(x.bytes)} B`).join(', ') || '—'),
-      ),
+      ...statusView(status),
       h('button', { type: 'button', onclick: () => void this.refresh() }, t('refresh')),
     );
   }

@@ -37,3 +37,18 @@ export function fmtDuration(s: number, lang: string): string {
   if (min < 60) return `${n.format(min)} ${lang === 'ar' ? 'د' : 'min'}`;
   return `${n.format(Math.floor(min / 60))} ${lang === 'ar' ? 'س' : 'h'} ${n.format(min % 60)} ${lang === 'ar' ? 'د' : 'min'}`;
 }
+
+export function fmtBytes(b: number, lang: string): string {
+  const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const;
+  let i = 0;
+  while (b >= 1024 && i < units.length - 1) {
+    b /= 1024;
+    i++;
+  }
+  return new Intl.NumberFormat(lang, {
+    style: 'unit',
+    unit: units[i],
+    unitDisplay: 'short',
+    maximumFractionDigits: i ? 1 : 0,
+  }).format(b);
+}

@@ -208,6 +208,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
       ...(cluster ? cluster.health() : { postgres: sqlCheck(), redis: hot.check() }),
       svc_wired: config.engine_enabled,
     }),
+    hotTier: () => hot.stats(),
     readiness: () => {
       placesReady ||= threads?.ready ?? true; // once up, reopen (reload) keeps the threads answering
       return { routing: routingState, places: placesReady ? 'ready' : 'loading' };

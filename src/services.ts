@@ -12,6 +12,7 @@ import type { GlyphStore } from './resources/glyphs.js';
 import type { BundledStyle } from './resources/styles.js';
 import type { PhotoSource } from './places/photos.js';
 import type { QuotaSnapshot } from './ops/quotas.js';
+import type { HotTierStats } from './cache/hot-tier.js';
 
 export interface Health {
   postgres: string;
@@ -48,6 +49,8 @@ export interface Services {
   glyphs: GlyphStore;
   style: BundledStyle;
   health(): Health;
+  /** The hot tier's hit rates since start and what it holds now (GET /admin/status). */
+  hotTier(): HotTierStats;
   readiness(): Readiness;
   /** Keys and today's usage: this node's SQLite store, or every node's in a cluster. */
   quotas(nowMs: number): QuotaSnapshot | Promise<QuotaSnapshot>;

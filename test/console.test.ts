@@ -291,7 +291,22 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
     const created = s.app.services.keyAdmin.list().find((k) => k.name === 'console-test')!;
     expect(created.state).toBe('active');
     expect(await page.locator('table.usage tbody tr').count()).toBeGreaterThanOrEqual(2);
-    expect(await page.locator('dl.status').textContent()).toMatch(/nodes/);
+    // Server status: the hot tier's hit rate per cache, its fill against capacity, uptime and the data loaded.
+    const st = (await (await s.get('/admin/status', { 'X-API-Key': admin.key })).json()).data;
+    expect(st.hot_tier.tiles.hits + st.hot_tier.tiles.misses).toBeGreaterThan(0); // the map asked for tiles
+    expect(st.hot_tier.answers.hits + st.hot_tier.answers.misses).toBeGreaterThan(0); // searches and routes
+    expect(await page.locator('#hot-tiles .rate').textContent()).toMatch(/^\d+(\.\d)?%$/);
+    expect(await page.locator('#hot-answers .rate').textContent()).toMatch(/^\d+(\.\d)?%$/);
+    expect(await page.locator('#hot-total').textContent()).toMatch(/ of 256 MB \(\d+(\.\d)?%\)$/);
+    expect(await page.getByRole('table', { name: /Hot tier/ }).count()).toBe(1);
+    expect(await page.locator('#uptime').textContent()).toMatch(/^\d+ (s|min)/);
+    expect(await page.locator('#data-roads').textContent()).toMatch(/^[\d,]+ nodes, [\d,]+ edges; built /);
+    expect(await page.locator('#data-places').textContent()).toMatch(/^[\d,]+ \(.*monaco/);
+    expect(await page.locator('#data-render').textContent()).toMatch(/monaco/);
+    expect(await page.locator('#data-mbtiles').textContent()).toMatch(/\.mbtiles: [\d,]+ tiles, /);
+    await page.locator('#data-mbtiles').scrollIntoViewIfNeeded();
+    await shot('5b-admin-status');
+    await page.locator('#admin-title').scrollIntoViewIfNeeded();
     await shot('5-admin-created');
     await page.getByRole('button', { name: 'Revoke key console-test' }).click();
     await expect

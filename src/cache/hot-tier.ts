@@ -1,21 +1,70 @@
 import { LRUCache } from 'lru-cache';
 
+/** What a hot-tier entry holds: tiles (keys `t:...`, tiles/tiered.ts) or JSON answers (everything else). */
+export type HotKind = 'tiles' | 'answers';
+
+export interface HotKindStats {
+  /** Lookups answered from memory since the server started. */
+  hits: number;
+  /** Lookups that found nothing (the caller then went to SQLite or the origin). */
+  misses: number;
+  /** hits / (hits + misses), null before the first lookup. */
+  hit_rate: number | null;
+  entries: number;
+  bytes: number;
+}
+
+export interface HotTierStats {
+  capacity_bytes: number;
+  bytes: number;
+  entries: number;
+  tiles: HotKindStats;
+  answers: HotKindStats;
+}
+
+const HEALTH_KEY = '\0health';
+const kindOf = (key: string): HotKind => (key.startsWith('t:') ? 'tiles' : 'answers');
+const sizeOf = (v: Buffer, k: string) => v.byteLength + k.length + 64;
+
 /**
  * The in-process hot tier (the spec's fast cache tier, `source` = `memory`): byte-weighted so its memory use is
- * bounded by configuration whatever mix of small JSON answers and large tiles it holds.
+ * bounded by configuration whatever mix of small JSON answers and large tiles it holds. Every lookup goes through
+ * get(), which counts hits and misses per kind; entries and bytes per kind follow inserts and disposals.
  */
 export class HotTier {
   private readonly lru: LRUCache<string, Buffer>;
+  private readonly counts = {
+    tiles: { hits: 0, misses: 0, entries: 0, bytes: 0 },
+    answers: { hits: 0, misses: 0, entries: 0, bytes: 0 },
+  };
 
-  constructor(maxBytes: number) {
+  constructor(private readonly maxBytes: number) {
     this.lru = new LRUCache<string, Buffer>({
       maxSize: maxBytes,
-      sizeCalculation: (v, k) => v.byteLength + k.length + 64,
+      sizeCalculation: sizeOf,
+      // 'update' re-sets the same buffer: nothing changes. 'add' and 'replace' (after the old value's dispose) count.
+      onInsert: (v, k, how) => {
+        if (how === 'update' || k === HEALTH_KEY) return;
+        const c = this.counts[kindOf(k)];
+        c.entries++;
+        c.bytes += sizeOf(v, k);
+      },
+      // Evicted, deleted or replaced.
+      dispose: (v, k) => {
+        if (k === HEALTH_KEY) return;
+        const c = this.counts[kindOf(k)];
+        c.entries--;
+        c.bytes -= sizeOf(v, k);
+      },
     });
   }
 
   get(key: string): Buffer | undefined {
-    return this.lru.get(key);
+    const v = this.lru.get(key);
+    const c = this.counts[kindOf(key)];
+    if (v) c.hits++;
+    else c.misses++;
+    return v;
   }
 
   set(key: string, value: Buffer): void {
@@ -26,13 +75,27 @@ export class HotTier {
     return this.lru.calculatedSize;
   }
 
-  /** Health probe: a write and read-back round trip; 'ok' or what failed. */
+  /** Hit rates since start and what the tier holds now, per kind (the admin status route). */
+  stats(): HotTierStats {
+    const of = (k: HotKind): HotKindStats => {
+      const { hits, misses, entries, bytes } = this.counts[k];
+      return { hits, misses, hit_rate: hits + misses ? hits / (hits + misses) : null, entries, bytes };
+    };
+    return {
+      capacity_bytes: this.maxBytes,
+      bytes: this.lru.calculatedSize,
+      entries: this.lru.size,
+      tiles: of('tiles'),
+      answers: of('answers'),
+    };
+  }
+
+  /** Health probe: a write and read-back round trip; 'ok' or what failed. Not counted as a lookup. */
   check(): string {
-    const k = '\0health';
     try {
-      this.lru.set(k, Buffer.from('ok'));
-      const ok = this.lru.get(k)?.toString() === 'ok';
-      this.lru.delete(k);
+      this.lru.set(HEALTH_KEY, Buffer.from('ok'));
+      const ok = this.lru.get(HEALTH_KEY)?.toString() === 'ok';
+      this.lru.delete(HEALTH_KEY);
       return ok ? 'ok' : 'hot tier read-back mismatch';
     } catch (e) {
       return (e as Error).message;

@@ -85,6 +85,7 @@ export function register(router: Router, s: Services): void {
           {
             ...inspectDataDir(s.config.data_dir),
             health: s.health(),
+            hot_tier: s.hotTier(),
             uptime_s: Math.round((Date.now() - started) / 1000),
           },
           NO_STORE,
