@@ -22,8 +22,16 @@ describe('reload without a restart', () => {
       const pid = JSON.parse(readFileSync(join(data, 'svcmaps.pid'), 'utf8'));
       expect(pid).toMatchObject({ pid: proc.pid, url });
       const key = JSON.parse((await cli('keys', 'create', '--data', data, '--json')).out).key as string;
+      // The in-process CLI calls between the searches (import, reload) can hold this test's event loop longer
+      // than the server's 10 s idle timeout, so the pooled keep-alive socket may already be closed when fetch
+      // reuses it: a GET on a reused connection is retried once, as HTTP clients do.
+      const get = (u: string) =>
+        fetch(u, { headers: { 'X-API-Key': key } }).catch((e: { cause?: { code?: string } }) => {
+          if (e.cause?.code !== 'UND_ERR_SOCKET') throw e;
+          return fetch(u, { headers: { 'X-API-Key': key } });
+        });
       const find = async () => {
-        const r = await fetch(`${url}/maps/v1/autocomplete?q=qwertzu%20vexil`, { headers: { 'X-API-Key': key } });
+        const r = await get(`${url}/maps/v1/autocomplete?q=qwertzu%20vexil`);
         return ((await r.json()) as { data: { predictions: Array<{ name: string }> } }).data.predictions.map(
           (p) => p.name,
         );
