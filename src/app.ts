@@ -115,13 +115,16 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
   }
 
   // Several nodes: keys, usage, per-minute limits and sessions move to the shared stores (see src/cluster.ts).
-  const cluster = openCluster(config.cluster, log, nowS);
+  // The tile-token secret is then the cluster's (this node's own is offered in case the cluster has none yet).
+  const cluster = openCluster(config.cluster, log, nowS, {
+    tileTokens: { offer: secret.ok ? secret.secret : undefined },
+  });
   const auth = new Authenticator({
     keys: cluster?.keys ?? keys,
     sharedStore: cluster !== undefined,
     sharedSessions: cluster?.sessions,
     sessions: new SessionGuard(new SessionsRepo(db)),
-    tileSecret: secret.ok ? secret.secret : undefined,
+    tileSecret: cluster ? () => cluster.tileSecret() : secret.ok ? secret.secret : undefined,
     jwtSecret: jwtSecret.length >= MIN_JWT_SECRET_BYTES ? jwtSecret : undefined,
     tileTokenTtlS: config.auth.tile_token_ttl_s,
     keyCacheTtlS: config.auth.key_cache_ttl_s,

@@ -7,6 +7,7 @@ import type { UsageRow } from './store/usage-repo.js';
 import { migratePg, openPgPool, type PgPool } from './store/postgres/pool.js';
 import { PgKeyStore } from './store/postgres/keys.js';
 import { PgUsageStore } from './store/postgres/usage.js';
+import { sharedTileSecret } from './store/postgres/settings.js';
 import { openRedis, redisState, type RedisClient } from './store/redis/client.js';
 import { RedisSlidingWindow } from './store/redis/limiter.js';
 import { RedisKeyEvents } from './store/redis/bus.js';
@@ -27,6 +28,11 @@ export interface Cluster {
    */
   start(onKeyChanged: (id: string) => void, opts?: { requirePostgres?: boolean }): Promise<void>;
   health(): { postgres: string; redis: string };
+  /**
+   * The tile-token secret every node shares: cluster.tile_token_secret, or the one kept in PostgreSQL (read with the
+   * first key load). Undefined until read, or when refused: tile tokens then fail closed, never a per-node secret.
+   */
+  tileSecret(): Buffer | undefined;
   /** Keys and today's usage of every node (GET /admin/usage, `svcmaps quotas`). */
   quotas(nowMs: number, keyId?: string): Promise<QuotaSnapshot>;
   /** `svcmaps cluster migrate`: a single node's keys and usage rows into PostgreSQL; counts of rows written. */
@@ -34,18 +40,40 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
+export interface ClusterOptions {
+  /**
+   * Set by whatever mints or verifies tile tokens (a server; `cluster migrate`, to carry a single node's secret over):
+   * the shared secret is then read from PostgreSQL, and `offer` (this node's tile-token.secret) written there first
+   * if the cluster has none yet. Without it nothing is read or written (`keys`, `quotas`).
+   */
+  tileTokens?: { offer: Buffer | undefined };
+}
+
 /** Undefined when no cluster is configured: the node keeps everything in its own SQLite store. */
-export function openCluster(c: ClusterConfig, log: Logger, nowS: () => number): Cluster | undefined {
+export function openCluster(
+  c: ClusterConfig,
+  log: Logger,
+  nowS: () => number,
+  o: ClusterOptions = {},
+): Cluster | undefined {
   if (!c.postgres_url) {
     if (c.redis_url) throw new Error('cluster.redis_url needs cluster.postgres_url (keys and usage live there)');
+    if (c.tile_token_secret) throw new Error('cluster.tile_token_secret needs cluster.postgres_url');
     return undefined;
   }
   const pool: PgPool = openPgPool(c.postgres_url, c.pool_size);
   let pgDownAtStart = false;
+  // An operator's secret is used as it is; otherwise the one in PostgreSQL, read before the first key load below.
+  let tileSecret: Buffer | undefined = c.tile_token_secret ? Buffer.from(c.tile_token_secret, 'hex') : undefined;
   // Migrating is the first step of the key mirror's first load, so a node whose PostgreSQL is down at start retries
   // it at every poll: the node starts, answers key checks 503 until then, and needs no restart when it comes back.
   const prepare = async (): Promise<void> => {
     await migratePg(pool);
+    if (o.tileTokens && !tileSecret) {
+      const r = await sharedTileSecret(pool, o.tileTokens.offer);
+      if (r.ok) tileSecret = r.secret;
+      else log.error('shared tile-token secret refused; tile tokens are disabled (fail closed)', { reason: r.reason });
+    }
     if (pgDownAtStart) log.info('postgres reachable; key checks answer again');
   };
   const keys = new PgKeyStore(pool, c.poll_ms, undefined, prepare);
@@ -105,6 +133,7 @@ export function openCluster(c: ClusterConfig, log: Logger, nowS: () => number): 
     health() {
       return { postgres: keys.state(), redis: pub ? redisState(pub) : 'ok' };
     },
+    tileSecret: () => tileSecret,
     async close() {
       keys.stop();
       for (const client of [pub, sub]) if (client?.isOpen) client.destroy();

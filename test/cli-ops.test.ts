@@ -149,7 +149,15 @@ describe('svcmaps config', () => {
 
   it('check: valid file plus env overrides, effective config with secrets redacted', async () => {
     const file = join(dir, 'ok.json');
-    writeFileSync(file, JSON.stringify({ port: 9000, auth: { jwt_secret: 'x'.repeat(40) }, metrics: { port: 9464 } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        port: 9000,
+        auth: { jwt_secret: 'x'.repeat(40) },
+        metrics: { port: 9464 },
+        cluster: { tile_token_secret: 'e'.repeat(64) },
+      }),
+    );
     const r = await cli(
       { SVCMAPS_HOST: '0.0.0.0', SVCMAPS_DATA: '/srv/maps' },
       'config',
@@ -169,8 +177,10 @@ describe('svcmaps config', () => {
       host: '0.0.0.0',
       metrics: { port: 9464, host: '127.0.0.1' },
       auth: { jwt_secret: '(set, redacted)' },
+      cluster: { tile_token_secret: '(set, redacted)' },
     });
     expect(r.out).not.toContain('xxxxxxxx');
+    expect(r.out).not.toContain('eeeeeeee');
   });
 
   it('check: reports every problem with where it came from, unknown keys with a suggestion, exit 1', async () => {

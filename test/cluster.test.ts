@@ -4,8 +4,9 @@ import { startServer, errorCode, type TestServer } from './helpers/app.js';
 import { needsSystem } from './helpers/system.js';
 import { PG_BIN, TestPostgres, TestRedis } from './helpers/cluster.js';
 import { signJwt } from '../src/auth/jwt.js';
+import { verifyTileToken } from '../src/auth/tile-token.js';
 import { cliWithEnv, serveProcess, exited } from './helpers/cli.js';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -107,6 +108,56 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
     expect(await errorCode(await b.get(JSON_PATH, { 'X-API-Key': key }))).toBe('INVALID_API_KEY');
   });
 
+  it('a tile token minted on one node is accepted on the other; revoking its key stops it on both', async () => {
+    const { id, key } = await createKey(a);
+    const mint = async (on: TestServer) => {
+      const r = await fetch(on.url + '/maps/v1/tile-token', { method: 'POST', headers: { 'X-API-Key': key } });
+      expect(r.status).toBe(200);
+      return ((await r.json()) as { data: { token: string } }).data.token;
+    };
+    const fromA = await mint(a);
+    const fromB = await mint(b);
+    for (const [on, token] of [
+      [b, fromA],
+      [a, fromB],
+      [a, fromA],
+    ] as const)
+      expect((await on.get(`/maps/v1/sprites/svc.json?t=${token}`)).status).toBe(200);
+    // One secret, kept in PostgreSQL: the first node's own, offered when the cluster had none.
+    const client = new pg.Client({ connectionString: postgres.url });
+    await client.connect();
+    try {
+      const r = await client.query<{ value: string }>("SELECT value FROM settings WHERE name = 'tile_token_secret'");
+      expect(r.rows).toHaveLength(1);
+      const own = [a, b].map((s) => readFileSync(join(s.dataDir, 'tile-token.secret'), 'utf8').trim());
+      expect(own).toContain(r.rows[0]!.value);
+    } finally {
+      await client.end();
+    }
+    expect((await adminCall(a, 'DELETE', `/admin/keys/${id}`)).status).toBe(200);
+    for (const on of [a, b]) {
+      const ms = await within(1000, async () => (await on.get(`/maps/v1/sprites/svc.json?t=${fromA}`)).status === 401);
+      expect(ms).toBeGreaterThanOrEqual(0);
+      expect(await errorCode(await on.get(`/maps/v1/sprites/svc.json?t=${fromB}`))).toBe('API_KEY_REVOKED');
+    }
+  });
+
+  it('cluster.tile_token_secret, when set, is the secret a node signs with', async () => {
+    const secret = 'ab'.repeat(32);
+    const c = await startServer({ cluster: { postgres_url: postgres.url, tile_token_secret: secret } });
+    try {
+      const { key } = await createKey(a);
+      const r = await fetch(c.url + '/maps/v1/tile-token', { method: 'POST', headers: { 'X-API-Key': key } });
+      const token = ((await r.json()) as { data: { token: string } }).data.token;
+      expect(verifyTileToken(token, Buffer.from(secret, 'hex'), Math.floor(Date.now() / 1000)).keyId).toMatch(/^key_/);
+      expect((await c.get(`/maps/v1/sprites/svc.json?t=${token}`)).status).toBe(200);
+      // A node on the PostgreSQL secret does not accept it: the operator sets the secret on every node or on none.
+      expect(await errorCode(await a.get(`/maps/v1/sprites/svc.json?t=${token}`))).toBe('INVALID_TOKEN');
+    } finally {
+      await c.close();
+    }
+  });
+
   it('a per-minute limit of N hit alternately on A and B lets at most N through', async () => {
     const n = 10;
     const { key } = await createKey(a, { per_minute: n });
@@ -170,7 +221,8 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
       single.app.meter.flush();
       const first = await cliWithEnv(env, 'cluster', 'migrate', '--data', single.dataDir, '--json');
       expect(first.code).toBe(0);
-      expect(JSON.parse(first.out)).toMatchObject({ keys_added: 2, usage_rows: 1 });
+      // The cluster had a tile-token secret already (its nodes made it): it keeps it.
+      expect(JSON.parse(first.out)).toMatchObject({ keys_added: 2, usage_rows: 1, tile_token_secret: 'kept' });
       // The same key, revoked or not, on both cluster nodes.
       expect((await b.get(JSON_PATH, { 'X-API-Key': k.key })).status).toBe(200);
       expect(await errorCode(await a.get(JSON_PATH, { 'X-API-Key': revoked.key }))).toBe('INVALID_API_KEY');
@@ -303,6 +355,8 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
 
   it('starts a node while PostgreSQL is down: live, key checks 503, and it recovers on its own', async () => {
     const { key } = await createKey(a);
+    const mint = await fetch(a.url + '/maps/v1/tile-token', { method: 'POST', headers: { 'X-API-Key': key } });
+    const sprite = `/maps/v1/sprites/svc.json?t=${((await mint.json()) as { data: { token: string } }).data.token}`;
     postgres.stop();
     let pgUp = false;
     let c: TestServer | undefined;
@@ -323,6 +377,10 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
         expect(r.status).toBe(503);
         expect(await errorCode(r)).toBe('MAPS_AUTH_UNAVAILABLE');
       }
+      // Nor a tile token: the shared secret is unread, and no per-node secret stands in for it (fail closed).
+      const t = await c.get(sprite);
+      expect(t.status).toBe(503);
+      expect(await errorCode(t)).toBe('MAPS_AUTH_UNAVAILABLE');
       // The CLI does not wait: it says PostgreSQL is unavailable and exits non-zero.
       const env = { SVCMAPS_CLUSTER__POSTGRES_URL: postgres.url, SVCMAPS_CLUSTER__REDIS_URL: redis.url };
       const cli = await cliWithEnv(env, 'keys', 'list', '--data', c.dataDir, '--json');
@@ -338,6 +396,7 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
       expect(after.status).toBe(200);
       expect(await after.json()).toMatchObject({ status: 'ok', postgres: 'ok', redis: 'ok' });
       expect((await c.get('/maps/v1/sprites/svc.json', { 'X-API-Key': key })).status).toBe(200);
+      expect((await c.get(sprite)).status).toBe(200); // A's token, on the secret C read once PostgreSQL was back
     } finally {
       if (!pgUp) postgres.start(); // for whatever runs after a failure here
       await c?.close();

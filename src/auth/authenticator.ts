@@ -24,8 +24,11 @@ export interface AuthDeps {
   sessions: SessionGuard;
   /** Session supersede across nodes (cluster mode); without it each node orders the sessions it has seen. */
   sharedSessions?: SharedSessions;
-  /** Undefined when the data directory's secret is missing or unsafe: tile tokens then fail closed. */
-  tileSecret?: Buffer;
+  /**
+   * Undefined when the data directory's secret is missing or unsafe: tile tokens then fail closed. A function in
+   * cluster mode: the shared secret, undefined until read from PostgreSQL (failing closed meanwhile).
+   */
+  tileSecret?: Buffer | (() => Buffer | undefined);
   jwtSecret?: Buffer;
   tileTokenTtlS: number;
   keyCacheTtlS: number;
@@ -136,8 +139,13 @@ export class Authenticator {
     );
   }
 
+  private tileSecret(): Buffer | undefined {
+    const s = this.d.tileSecret;
+    return typeof s === 'function' ? s() : s;
+  }
+
   get tileTokensAvailable(): boolean {
-    return this.d.tileSecret !== undefined;
+    return this.tileSecret() !== undefined;
   }
 
   authenticate(surface: Surface, creds: Credentials): Caller | undefined {
@@ -184,8 +192,9 @@ export class Authenticator {
     const now = this.d.nowS();
     if (c.apiKey) return keyCaller(assertUsable(this.cachedByKey(c.apiKey), now), 'header');
     if (c.tileToken === undefined) throw new AppError('AUTH_REQUIRED');
-    if (!this.d.tileSecret) throw new AppError('MAPS_AUTH_UNAVAILABLE');
-    const keyId = this.verifiedToken(c.tileToken, this.d.tileSecret, now);
+    const secret = this.tileSecret();
+    if (!secret) throw new AppError('MAPS_AUTH_UNAVAILABLE');
+    const keyId = this.verifiedToken(c.tileToken, secret, now);
     const row = this.cachedById(keyId);
     if (!row || keyState(row, now) !== 'active') throw new AppError('API_KEY_REVOKED');
     return keyCaller(row, 'tile_token');
@@ -231,9 +240,10 @@ export class Authenticator {
 
   /** A JWT caller gets a token too, but bound to its subject, so using it answers TOKEN_NOT_KEY_BOUND. */
   mint(caller: Caller): { token: string; expiresAtS: number } {
-    if (!this.d.tileSecret) throw new AppError('TILE_TOKEN_FAILED');
+    const secret = this.tileSecret();
+    if (!secret) throw new AppError('TILE_TOKEN_FAILED');
     const expiresAtS = this.d.nowS() + this.d.tileTokenTtlS;
     const callerId = caller.keyId ? KEY_CALLER_PREFIX + caller.keyId : `user:${caller.id.replace(/^jwt:/, '')}`;
-    return { token: mintTileToken(callerId, expiresAtS, this.d.tileSecret), expiresAtS };
+    return { token: mintTileToken(callerId, expiresAtS, secret), expiresAtS };
   }
 }

@@ -79,6 +79,11 @@ export interface ClusterConfig {
   pool_size: number;
   /** How often a node re-reads changed keys from PostgreSQL (also its PostgreSQL health probe). */
   poll_ms: number;
+  /**
+   * The tile-token signing secret every node shares (64+ hex digits). Empty: generated once into PostgreSQL by the
+   * first node (its own tile-token.secret) and read from there by every node.
+   */
+  tile_token_secret: string;
 }
 
 /** Which engine answers directions; see src/routing/. */
@@ -172,7 +177,7 @@ export const DEFAULTS: Config = {
   cache: { memory_bytes: 256 * 1024 * 1024 },
   metrics: { port: 0, host: '127.0.0.1' },
   log: { requests: true },
-  cluster: { postgres_url: '', redis_url: '', pool_size: 10, poll_ms: 250 },
+  cluster: { postgres_url: '', redis_url: '', pool_size: 10, poll_ms: 250, tile_token_secret: '' },
   routing: { engine: 'builtin', upstream_url: '', timeout_ms: 5000, snap_max_m: 1500, threads: 0, queue: 64 },
   admission: {
     interactive: { queue: 0, wait_ms: 5000 },

@@ -50,6 +50,7 @@ export const CONFIG_SCHEMA = obj({
     redis_url: { type: 'string', pattern: '^((redis|rediss)://\\S+)?$' },
     pool_size: int(1, 1000),
     poll_ms: int(50, 60_000),
+    tile_token_secret: { type: 'string', pattern: '^([0-9a-fA-F]{64,})?$' },
   }),
   admission: obj({
     interactive: obj(lane),

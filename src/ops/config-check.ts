@@ -108,6 +108,10 @@ export function checkConfig(src: {
     effective = {
       ...effective,
       auth: { ...effective.auth, jwt_secret: effective.auth.jwt_secret ? '(set, redacted)' : '' },
+      cluster: {
+        ...effective.cluster,
+        tile_token_secret: effective.cluster.tile_token_secret ? '(set, redacted)' : '',
+      },
     };
   return { ok: issues.length === 0, file: src.file ?? null, issues, env, ...(effective ? { effective } : {}) };
 }

@@ -36,4 +36,11 @@ export const PG_MIGRATIONS: string[] = [
     PRIMARY KEY (sub, sid)
   );
   `,
+  // 2: settings every node shares, one row each; the first is the tile-token secret (src/store/postgres/settings.ts).
+  `
+  CREATE TABLE settings (
+    name  TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `,
 ];
