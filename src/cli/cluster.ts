@@ -1,7 +1,6 @@
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { nowSeconds, systemClock, utcDay } from '../core/clock.js';
 import { silentLogger } from '../core/log.js';
-import { openCluster } from '../cluster.js';
 import { openDb } from '../store/db.js';
 import { prepareDataDir, readSecret } from '../store/data-dir.js';
 import { KeysRepo } from '../store/keys-repo.js';
@@ -23,6 +22,7 @@ export function makeClusterCommand(io: Io): CommandUnknownOpts {
       // The node's tile-token secret becomes the cluster's if the cluster has none yet: its tokens keep working.
       const own = readSecret(dir.secretPath);
       const offer = own.ok ? own.secret : undefined;
+      const { openCluster } = await import('../cluster.js'); // pg and redis clients, for this command only
       const shared = openCluster(config.cluster, silentLogger, () => nowSeconds(systemClock), {
         tileTokens: { offer },
       });

@@ -3,7 +3,6 @@ import { AppError } from '../core/errors.js';
 import { parseDuration } from '../core/duration.js';
 import { systemClock, nowSeconds } from '../core/clock.js';
 import { KeyAdmin, SharedKeyAdmin, type KeyAdminApi, type KeyView } from '../auth/key-admin.js';
-import { openCluster } from '../cluster.js';
 import { silentLogger } from '../core/log.js';
 import { KEY_ID_RE } from '../auth/api-keys.js';
 import { SUPER_ADMIN } from '../auth/caller.js';
@@ -30,6 +29,8 @@ async function withAdmin<T>(
     if (e instanceof AppError && e.code === 'KEY_NOT_FOUND') throw new CliError(e.message);
     throw e;
   };
+  // loaded here, not at the top: every command (serve included) would otherwise load the pg and redis clients
+  const { openCluster } = await import('../cluster.js');
   const cluster = openCluster(config.cluster, silentLogger, nowS);
   if (cluster) {
     try {

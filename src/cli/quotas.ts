@@ -2,10 +2,9 @@ import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { KEY_ID_RE } from '../auth/api-keys.js';
 import { prepareDataDir } from '../store/data-dir.js';
 import { formatTable, quotaTable, readQuotas, type QuotaSnapshot } from '../ops/quotas.js';
-import { openCluster, type Cluster } from '../cluster.js';
+import type { Cluster } from '../cluster.js';
 import { silentLogger } from '../core/log.js';
 import { nowSeconds, systemClock } from '../core/clock.js';
-import { watchQuotas } from './ui/quotas-watch.js';
 import { CliError, type Io } from './io.js';
 import { commandConfig, positiveInt } from './options.js';
 
@@ -22,6 +21,7 @@ export function makeQuotasCommand(io: Io): CommandUnknownOpts {
       if (o.key && !KEY_ID_RE.test(o.key))
         throw new CliError(`"${o.key}" is not a key id (they look like key_0123456789abcdef)`);
       const config = commandConfig(io, o);
+      const { openCluster } = await import('../cluster.js'); // pg and redis clients, for this command only
       const cluster = openCluster(config.cluster, silentLogger, () => nowSeconds(systemClock));
       try {
         await report(cluster, config.data_dir);
@@ -66,6 +66,7 @@ export function makeQuotasCommand(io: Io): CommandUnknownOpts {
     if (o.watch) {
       if (o.json || !process.stdout.isTTY)
         throw new CliError('--watch needs a terminal; use --json (repeatedly) in scripts');
+      const { watchQuotas } = await import('./ui/quotas-watch.js'); // ink: only the live view needs it
       await watchQuotas({ load, intervalMs: o.interval * 1000 });
       return;
     }

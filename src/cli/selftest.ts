@@ -1,10 +1,9 @@
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { Client } from '../ops/selftest/client.js';
-import { startLocal, type LocalAppliance } from '../ops/selftest/local.js';
+import type { LocalAppliance } from '../ops/selftest/local.js';
 import { allChecks, runChecks, type SelftestReport } from '../ops/selftest/runner.js';
 import type { CheckState, Target } from '../ops/selftest/types.js';
-import { selftestChecklist } from './ui/selftest-checklist.js';
-import { checkLine, verdictLine } from './ui/selftest-view.js';
+import { checkLine, verdictLine } from './ui/selftest-lines.js';
 import { CliError, processIo, type Io } from './io.js';
 import { commandConfig } from './options.js';
 
@@ -76,7 +75,7 @@ export function makeSelftestCommand(io: Io, signals: NodeJS.EventEmitter = proce
       const display: Display | undefined = o.json
         ? undefined
         : tty
-          ? selftestChecklist(title, Boolean(o.strict))
+          ? (await import('./ui/selftest-checklist.js')).selftestChecklist(title, Boolean(o.strict)) // ink, terminal only
           : lineDisplay(io, title, Boolean(o.strict));
       let local: LocalAppliance | undefined;
       let target: Target;
@@ -103,6 +102,7 @@ export function makeSelftestCommand(io: Io, signals: NodeJS.EventEmitter = proce
           };
         else {
           display?.phase('copying the data directory and starting a throwaway appliance…');
+          const { startLocal } = await import('../ops/selftest/local.js'); // the whole app, for this path only
           const starting = startLocal(config).then((l) => (interrupted ? void l.close() : (local = l)));
           await Promise.race([starting, stopped]);
           target = local!.target;

@@ -16,7 +16,9 @@ function merge(base: Json, over: Json): Json {
   return out;
 }
 
-const validate = new Ajv({ allErrors: true, strict: false }).compile(CONFIG_SCHEMA);
+/** The config schema's validator, compiled once per process (`config check` reports with the same one). */
+export const validateConfig = new Ajv({ allErrors: true, strict: false }).compile(CONFIG_SCHEMA);
+const validate = validateConfig;
 
 function check(layer: Json, origin: string): void {
   if (validate(layer)) return;

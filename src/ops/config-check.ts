@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { CONFIG_SCHEMA } from '../config/schema.js';
 import { DEFAULTS, type Config } from '../config/defaults.js';
-import { envLayer, loadConfig } from '../config/load.js';
+import { envLayer, loadConfig, validateConfig } from '../config/load.js';
 
 /** One problem with one layer of configuration, located by dotted path. */
 export interface ConfigIssue {
@@ -22,7 +22,7 @@ export interface ConfigReport {
 }
 
 type Schema = { properties?: Record<string, Schema> };
-const validate = new Ajv({ allErrors: true, strict: false }).compile(CONFIG_SCHEMA);
+const validate = validateConfig;
 
 function distance(a: string, b: string): number {
   const d = Array.from({ length: b.length + 1 }, (_, i) => i);
