@@ -229,6 +229,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     clock,
     log,
     keyLimiter: cluster?.limiter ?? new SlidingWindowLimiter(),
+    dailyQuota: cluster?.quota,
     ipLimiter: new SlidingWindowLimiter(),
     engineEnabled: config.engine_enabled,
     corsOrigins: config.http.cors_origins,

@@ -10,6 +10,7 @@ import { PgUsageStore } from './store/postgres/usage.js';
 import { sharedTileSecret } from './store/postgres/settings.js';
 import { openRedis, redisState, type RedisClient } from './store/redis/client.js';
 import { RedisSlidingWindow } from './store/redis/limiter.js';
+import { RedisDailyQuota } from './store/redis/quota.js';
 import { RedisKeyEvents } from './store/redis/bus.js';
 import { RedisSessions } from './store/redis/sessions.js';
 
@@ -19,6 +20,8 @@ export interface Cluster {
   usage: PgUsageStore;
   /** Absent without Redis: per-minute limits then count per node. */
   limiter?: RedisSlidingWindow;
+  /** Absent without Redis: daily quotas then follow PostgreSQL's totals (each node learns the others' at a flush). */
+  quota?: RedisDailyQuota;
   events?: RedisKeyEvents;
   /** Absent without Redis: each node then orders only the JWT sessions it has seen. */
   sessions?: RedisSessions;
@@ -85,6 +88,7 @@ export function openCluster(
     sub = openRedis(c.redis_url, log, 'subscriber', true);
   }
   const limiter = pub && new RedisSlidingWindow(pub);
+  const quota = pub && new RedisDailyQuota(pub);
   const events = pub && sub && new RedisKeyEvents(pub, sub);
   const sessions = pub && new RedisSessions(pub, nowS);
   let started = false;
@@ -92,6 +96,7 @@ export function openCluster(
     keys,
     usage,
     limiter,
+    quota,
     events,
     sessions,
     async start(onKeyChanged, opts = {}) {

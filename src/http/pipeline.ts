@@ -4,7 +4,8 @@ import type { Authenticator, Credentials } from '../auth/authenticator.js';
 import type { Caller } from '../auth/caller.js';
 import type { Meter } from '../limits/meter.js';
 import type { LimitDecision, SlidingWindowLimiter } from '../limits/sliding-window.js';
-import type { RateLimiter } from '../limits/ports.js';
+import type { RateLimiter, SharedQuota } from '../limits/ports.js';
+import type { Bucket } from '../store/usage-repo.js';
 import type { Clock } from '../core/clock.js';
 import { bare, bareErrorReply, errorReply } from './envelope.js';
 import { decorate, isMapsPath, preflightHeaders } from './middleware/headers.js';
@@ -20,6 +21,8 @@ export interface PipelineDeps {
   meter: Meter;
   /** In process on one node; shared (Redis) in a cluster, where its answer is a promise. */
   keyLimiter: RateLimiter;
+  /** Cluster mode with Redis: the daily quota's admission decision, exact across nodes. Absent: the meter's count. */
+  dailyQuota?: SharedQuota;
   ipLimiter: SlidingWindowLimiter;
   clock: Clock;
   log: Logger;
@@ -62,6 +65,8 @@ export class Pipeline implements RequestHandler {
   readonly bodyLimitBytes: number;
   readonly requestTimeoutMs: number;
   private readonly logRequests: boolean;
+  /** Units of a shared daily quota taken by requests in flight, given back unless the request was a miss. */
+  private readonly taken = new WeakMap<Caller, { day: string; bucket: Bucket }>();
 
   constructor(private readonly d: PipelineDeps) {
     this.bodyLimitBytes = d.bodyLimitBytes;
@@ -96,6 +101,7 @@ export class Pipeline implements RequestHandler {
       reply = this.renderError(e, req, route);
     }
     Object.assign(reply.headers, extra);
+    if (this.d.dailyQuota && caller && !ctx?.miss) this.giveBack(caller);
     if (caller?.keyId || caller?.kind === 'jwt') this.meter(route!, caller, ctx?.miss ?? false);
     const ms = performance.now() - started;
     // The answering tier: X-Tile-Source on the tile family, cache hit or miss on JSON answers that count misses.
@@ -150,8 +156,10 @@ export class Pipeline implements RequestHandler {
     if (!caller) return undefined;
     if (!route.tileFamily) {
       const pending = this.rate(this.d.keyLimiter, caller.id, caller.perMinute, now, extra);
+      if (pending && this.d.dailyQuota) return this.rateAndSharedQuota(pending, route, caller, now);
       if (pending) return pending.then(() => this.quota(route, caller, now));
     }
+    if (this.d.dailyQuota) return this.sharedQuota(this.d.dailyQuota, route, caller, now);
     return this.quota(route, caller, now);
   }
 
@@ -164,6 +172,45 @@ export class Pipeline implements RequestHandler {
       throw new AppError('MAPS_QUOTA_EXCEEDED');
     }
     return caller;
+  }
+
+  /**
+   * Both shared checks at once: their Redis calls leave in one write, so the quota adds no round trip of its own.
+   * A request the per-minute limit refuses gives back the quota unit it took, and is refused for the rate.
+   */
+  private rateAndSharedQuota(pending: Promise<void>, route: Route, caller: Caller, now: number): Promise<Caller> {
+    const quota = this.sharedQuota(this.d.dailyQuota!, route, caller, now);
+    return Promise.allSettled([pending, quota]).then(([rate, q]) => {
+      if (rate.status === 'rejected') {
+        this.giveBack(caller);
+        throw rate.reason;
+      }
+      if (q.status === 'rejected') throw q.reason;
+      return caller;
+    });
+  }
+
+  /**
+   * The daily quota across nodes: one unit taken atomically in Redis (exact), given back after the handler unless
+   * the request was a miss. When Redis cannot decide, the quota fails open to the meter's count: what PostgreSQL and
+   * this node have recorded, as exact as one flush interval allows; a Redis fault itself never refuses a request.
+   */
+  private async sharedQuota(shared: SharedQuota, route: Route, caller: Caller, now: number): Promise<Caller> {
+    const bucket = route.bucket;
+    if (!bucket || bucket === 'tile_family') return caller;
+    const used = this.d.meter.misses(caller.id, bucket, now);
+    const day = this.d.meter.day(now);
+    const taken = await shared.take(caller.id, day, bucket, caller.daily, used);
+    if (taken === true) this.taken.set(caller, { day, bucket });
+    else if (taken === false || used >= caller.daily) throw new AppError('MAPS_QUOTA_EXCEEDED');
+    return caller;
+  }
+
+  private giveBack(caller: Caller): void {
+    const held = this.taken.get(caller);
+    if (!held) return;
+    this.taken.delete(caller);
+    this.d.dailyQuota?.give(caller.id, held.day, held.bucket);
   }
 
   /** Rate limiting fails open: a limiter fault lets the request through rather than failing it. */

@@ -32,7 +32,8 @@ export class Meter {
   /** utcDay() formats a date; requests arrive far more often than days change, so remember the last one. */
   private dayCache = { start: 0, end: 0, day: '' };
 
-  private day(nowMs: number): string {
+  /** The UTC day (YYYY-MM-DD) usage at `nowMs` counts against. */
+  day(nowMs: number): string {
     const c = this.dayCache;
     if (nowMs < c.start || nowMs >= c.end) {
       const start = nowMs - (nowMs % 86_400_000);
