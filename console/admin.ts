@@ -1,6 +1,7 @@
 import { api } from './api.js';
 import { fmtBytes, fmtDuration, h } from './dom.js';
 import { currentLang, t } from './i18n.js';
+import { keyForm, type CreatedKey } from './key-form.js';
 
 interface KeyView {
   id: string;
@@ -12,6 +13,7 @@ interface KeyView {
   daily: number;
   state: string;
   created_at: string;
+  expires_at: string | null;
 }
 
 interface QuotaRow {
@@ -170,7 +172,7 @@ export class AdminView {
     }
   }
 
-  async refresh(created?: KeyView & { key: string }): Promise<void> {
+  async refresh(created?: CreatedKey): Promise<void> {
     try {
       const [keys, usage, status] = await Promise.all([
         api<{ keys: KeyView[] }>('GET', '/admin/keys'),
@@ -187,37 +189,15 @@ export class AdminView {
     keys: KeyView[],
     usage: { day: string; keys: QuotaRow[] },
     status: Status,
-    created?: KeyView & { key: string },
+    created?: CreatedKey,
   ): void {
     const n = new Intl.NumberFormat(currentLang());
     const pct = new Intl.NumberFormat(currentLang(), { style: 'percent', maximumFractionDigits: 1 });
-    const nameIn = h('input', { id: 'new-key-name', type: 'text', maxlength: '200' });
-    const roleIn = h(
-      'select',
-      { id: 'new-key-role' },
-      h('option', { value: 'user' }, 'user'),
-      h('option', { value: 'super_admin' }, 'super_admin'),
+    const form = keyForm(
+      (k) => void this.refresh(k),
+      (e) => this.fail(e),
     );
-    const form = h(
-      'form',
-      {
-        class: 'create',
-        onsubmit: (e) => {
-          e.preventDefault();
-          void api<{ key: KeyView & { key: string } }>('POST', '/admin/keys', {
-            name: nameIn.value,
-            role: roleIn.value,
-          })
-            .then((r) => this.refresh(r.key))
-            .catch((err: unknown) => this.fail(err));
-        },
-      },
-      h('label', { for: 'new-key-name' }, t('name')),
-      nameIn,
-      h('label', { for: 'new-key-role' }, t('role')),
-      roleIn,
-      h('button', { type: 'submit' }, t('create')),
-    );
+    const when = new Intl.DateTimeFormat(currentLang(), { dateStyle: 'medium', timeStyle: 'short' });
     const th = (k: Parameters<typeof t>[0]) => h('th', { scope: 'col' }, t(k));
     const keyRows = keys.map((k) =>
       h(
@@ -229,6 +209,7 @@ export class AdminView {
         h('td', {}, k.plan),
         h('td', {}, n.format(k.per_minute)),
         h('td', {}, n.format(k.daily)),
+        h('td', {}, k.expires_at ? when.format(new Date(k.expires_at)) : t('never')),
         h('td', { class: `state-${k.state}` }, k.state),
         h(
           'td',
@@ -269,7 +250,7 @@ export class AdminView {
               'div',
               { class: 'new-key', role: 'status' },
               h('p', {}, t('newKey')),
-              h('output', { id: 'new-key-value' }, created.key),
+              h('output', { id: 'new-key-value', tabindex: '-1' }, created.key),
             ),
           ]
         : []),
@@ -289,6 +270,7 @@ export class AdminView {
             th('plan'),
             th('perMinute'),
             th('daily'),
+            th('expiresAt'),
             th('state'),
             h('td', {}),
           ),
@@ -305,5 +287,7 @@ export class AdminView {
       ...statusView(status),
       h('button', { type: 'button', onclick: () => void this.refresh() }, t('refresh')),
     );
+    // The key is shown once: take the keyboard (and a screen reader's reading point) to it.
+    if (created) this.root.querySelector<HTMLElement>('#new-key-value')?.focus();
   }
 }

@@ -114,6 +114,18 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
   const mints: string[] = [];
   const data = mkdtempSync(join(tmpdir(), 'svcmaps-console-'));
   const shot = (name: string) => page.screenshot({ path: join(OUT, `${name}.png`) });
+  const axeSource = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+  /** axe-core's serious and critical violations on the page as it is now. */
+  const axeAudit = async (p: Page): Promise<string[]> => {
+    // evaluate() runs outside the page's CSP, so the checker needs no inline script allowance.
+    if (!(await p.evaluate(() => 'axe' in window))) await p.evaluate(axeSource);
+    return p.evaluate(async () => {
+      const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+      return r.violations
+        .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+    });
+  };
 
   beforeAll(async () => {
     buildConsole();
@@ -282,14 +294,51 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
   it('creates a key (shown once) and revokes it as admin, with usage and status', async () => {
     await page.getByRole('button', { name: 'Admin' }).click();
     await page.locator('table.keys').waitFor({ timeout: 10_000 });
+    // Every field of the form is labelled and reachable with Tab, in order, ending on the button.
+    await page.getByLabel('Name').focus();
+    const order = [await page.evaluate(() => document.activeElement!.id)];
+    for (let i = 0; i < 7; i++) {
+      await page.keyboard.press('Tab');
+      order.push(await page.evaluate(() => document.activeElement!.id || document.activeElement!.textContent));
+    }
+    expect(order).toEqual([
+      'new-key-name',
+      'new-key-role',
+      'new-key-plan',
+      'new-key-per-minute',
+      'new-key-daily',
+      'new-key-expires',
+      'new-key-expires-unit',
+      'Create key',
+    ]);
+    // Filled and sent from the keyboard alone.
     await page.getByLabel('Name').fill('console-test');
-    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByLabel('Plan').fill('gold');
+    await page.getByLabel('Per minute').fill('120');
+    await page.getByLabel('Daily quota').fill('5,000');
+    await page.getByLabel('Expires after').fill('30');
+    await page.getByLabel('Expiry unit').selectOption('days');
+    await page.getByLabel('Expiry unit').press('Tab');
+    const posted = page.waitForRequest((r) => r.url().endsWith('/admin/keys') && r.method() === 'POST');
+    await page.keyboard.press('Enter');
+    expect(JSON.parse((await posted).postData()!)).toEqual({
+      name: 'console-test',
+      role: 'user',
+      plan: 'gold',
+      per_minute: 120,
+      daily: 5000,
+      expires_in_s: 30 * 86400,
+    });
     const shown = page.locator('#new-key-value');
     await shown.waitFor({ timeout: 10_000 });
     const key = (await shown.textContent())!;
     expect(key).toMatch(/^cmk_live_[A-Za-z0-9_-]{32}$/);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('new-key-value');
     const created = s.app.services.keyAdmin.list().find((k) => k.name === 'console-test')!;
-    expect(created.state).toBe('active');
+    expect(created).toMatchObject({ state: 'active', plan: 'gold', per_minute: 120, daily: 5000 });
+    expect(Date.parse(created.expires_at!) - Date.now()).toBeGreaterThan(29.9 * 86400_000);
+    expect(Date.parse(created.expires_at!) - Date.now()).toBeLessThan(30.1 * 86400_000);
+    expect(await page.locator(`tr[data-key-id="${created.id}"]`).textContent()).toMatch(/gold.*120.*5,000/);
     expect(await page.locator('table.usage tbody tr').count()).toBeGreaterThanOrEqual(2);
     // Server status: the hot tier's hit rate per cache, its fill against capacity, uptime and the data loaded.
     const st = (await (await s.get('/admin/status', { 'X-API-Key': admin.key })).json()).data;
@@ -320,31 +369,91 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
     await shot('6-admin-revoked');
   }, 60_000);
 
-  it('has no serious or critical axe-core violations on the views', async () => {
-    const axe = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
-    // evaluate() runs outside the page's CSP, so the checker needs no inline script allowance.
-    await page.evaluate(axe);
-    const audit = () =>
-      page.evaluate(async () => {
-        const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-        return r.violations
-          .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
-      });
-    expect(await audit()).toEqual([]); // admin view
-    await page.getByRole('button', { name: 'Map' }).click();
-    expect(await audit()).toEqual([]); // map view
+  it('validates the create-key form in English and Arabic: its own checks and the API refusals', async () => {
+    const posts: string[] = [];
+    const onRequest = (r: { url(): string; method(): string }) => {
+      if (r.url().endsWith('/admin/keys') && r.method() === 'POST') posts.push(r.url());
+    };
+    page.on('request', onRequest);
+    const errors = page.locator('#new-key-errors li');
+    // Checked on the page: nothing is sent, the fields are marked and the first wrong one has the focus.
+    await page.getByLabel('Per minute').fill('abc');
+    await page.getByLabel('Daily quota').fill('0');
+    await page.getByLabel('Expires after').fill('30');
+    await page.getByLabel('Expiry unit').selectOption('minutes');
+    await page.getByLabel('Expiry unit').selectOption('hours');
+    await page.getByLabel('Expires after').fill('0');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect
+      .poll(() => errors.allTextContents())
+      .toEqual([
+        'Per minute: enter a whole number from 1 to 1,000,000,000.',
+        'Daily quota: enter a whole number from 1 to 1,000,000,000,000.',
+        'Expires after: from 1 minute to 100 years.',
+      ]);
+    expect(await page.getByLabel('Per minute').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('new-key-per-minute');
+    // The message is the field's description for a screen reader.
+    expect(await page.locator('#new-key-daily-error').textContent()).toMatch(/^Daily quota: /);
+    expect(posts).toEqual([]);
+    await shot('5c-admin-validation');
+    expect(await axeAudit(page)).toEqual([]); // the form showing its mistakes
+    // The API's own refusal, shown by its field in words: the request is altered on its way to the real server.
+    await page.route('**/admin/keys', (route) =>
+      route.request().method() === 'POST'
+        ? route.continue({ postData: JSON.stringify({ name: 'x', per_minute: 0 }) })
+        : route.continue(),
+    );
+    await page.getByLabel('Per minute').fill('10');
+    await page.getByLabel('Daily quota').fill('');
+    await page.getByLabel('Expires after').fill('');
+    const refused = page.waitForResponse((r) => r.url().endsWith('/admin/keys') && r.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    expect((await refused).status()).toBe(400);
+    await expect
+      .poll(() => errors.allTextContents())
+      .toEqual(['Per minute: enter a whole number from 1 to 1,000,000,000.']);
+    expect(await page.getByLabel('Per minute').getAttribute('aria-invalid')).toBe('true');
+    // In Arabic: the form, its checks and the API's refusal read in Arabic.
     await page.getByRole('button', { name: 'العربية' }).click();
-    expect(await audit()).toEqual([]); // map view in Arabic
+    await page.getByLabel('في الدقيقة').waitFor();
+    // Numbers as the browser writes them in Arabic (Chromium's ICU: Latin or Arabic-Indic digits).
+    const ar = (n: number) => page.evaluate((x) => new Intl.NumberFormat('ar').format(x), n);
+    await page.getByLabel('الحصة اليومية').fill('٠');
+    await page.getByRole('button', { name: 'إنشاء مفتاح' }).click();
+    await expect
+      .poll(() => errors.allTextContents())
+      .toEqual([`الحصة اليومية: أدخل عددًا صحيحًا من ${await ar(1)} إلى ${await ar(1e12)}.`]);
+    await page.getByLabel('الحصة اليومية').fill('٥٠٠');
+    const refusedAr = page.waitForResponse((r) => r.url().endsWith('/admin/keys') && r.request().method() === 'POST');
+    await page.getByRole('button', { name: 'إنشاء مفتاح' }).click();
+    expect((await refusedAr).status()).toBe(400);
+    await expect
+      .poll(() => errors.allTextContents())
+      .toEqual([`في الدقيقة: أدخل عددًا صحيحًا من ${await ar(1)} إلى ${await ar(1e9)}.`]);
+    expect(await page.locator('#hot-tiles .rate').textContent()).toMatch(/[0-9٠-٩]/);
+    await shot('5d-admin-validation-ar');
+    expect(await axeAudit(page)).toEqual([]); // the same in Arabic, right to left
+    await page.unroute('**/admin/keys');
+    page.off('request', onRequest);
+    await page.getByRole('button', { name: 'English' }).click();
+    // Only the two altered requests reached the server; the browser's own report of their 400s is not the page's.
+    expect(posts).toHaveLength(2);
+    problems.splice(0, problems.length, ...problems.filter((p) => !/status of 400/.test(p)));
+    failed.splice(0, failed.length, ...failed.filter((f) => !/^400 .*\/admin\/keys$/.test(f)));
+  }, 60_000);
+
+  it('has no serious or critical axe-core violations on the views', async () => {
+    expect(await axeAudit(page)).toEqual([]); // admin view
+    await page.getByRole('button', { name: 'Map' }).click();
+    expect(await axeAudit(page)).toEqual([]); // map view
+    await page.getByRole('button', { name: 'العربية' }).click();
+    expect(await axeAudit(page)).toEqual([]); // map view in Arabic
     await page.getByRole('button', { name: 'English' }).click();
     // The sign-in view, in a fresh tab of its own.
     const other = await ctx.newPage();
     await other.goto(`${s.url}/console/`);
-    await other.evaluate(axe);
-    const signIn = await other.evaluate(async () => {
-      const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.filter((v: any) => v.impact === 'serious' || v.impact === 'critical').map((v: any) => v.id);
-    });
+    const signIn = await axeAudit(other);
     await other.close();
     expect(signIn).toEqual([]);
   }, 60_000);
