@@ -8,6 +8,7 @@ import { migratePg, openPgPool, type PgPool } from './store/postgres/pool.js';
 import { PgKeyStore } from './store/postgres/keys.js';
 import { PgUsageStore } from './store/postgres/usage.js';
 import { sharedTileSecret } from './store/postgres/settings.js';
+import { PgSessions } from './store/postgres/sessions.js';
 import { openRedis, redisState, type RedisClient } from './store/redis/client.js';
 import { RedisSlidingWindow } from './store/redis/limiter.js';
 import { RedisDailyQuota } from './store/redis/quota.js';
@@ -23,8 +24,8 @@ export interface Cluster {
   /** Absent without Redis: daily quotas then follow PostgreSQL's totals (each node learns the others' at a flush). */
   quota?: RedisDailyQuota;
   events?: RedisKeyEvents;
-  /** Absent without Redis: each node then orders only the JWT sessions it has seen. */
-  sessions?: RedisSessions;
+  /** JWT session supersede: Redis first, PostgreSQL (the durable record) when Redis cannot answer or is absent. */
+  sessions: PgSessions;
   /**
    * Migrates PostgreSQL, loads the key mirror, connects Redis and listens for key changes. A server starts with
    * PostgreSQL down (key checks fail closed until a poll gets through); `requirePostgres` (the CLI) throws instead.
@@ -90,7 +91,7 @@ export function openCluster(
   const limiter = pub && new RedisSlidingWindow(pub);
   const quota = pub && new RedisDailyQuota(pub);
   const events = pub && sub && new RedisKeyEvents(pub, sub);
-  const sessions = pub && new RedisSessions(pub, nowS);
+  const sessions = new PgSessions(pool, pub && new RedisSessions(pub, nowS), () => keys.state() === 'ok', nowS);
   let started = false;
   return {
     keys,

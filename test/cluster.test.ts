@@ -184,6 +184,43 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
     expect(await errorCode(r)).toBe('SESSION_SUPERSEDED');
   });
 
+  it('records JWT sessions in PostgreSQL, which decides supersede while Redis is down', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const jwt = (sub: string, claims: Record<string, unknown>) =>
+      `Bearer ${signJwt({ sub, exp: now + 3600, ...claims }, Buffer.from(JWT_SECRET))}`;
+    // The sessions of the test above, seen with Redis up, are in PostgreSQL too (written off the request path).
+    const client = new pg.Client({ connectionString: postgres.url });
+    await client.connect();
+    try {
+      const rows = async (sub: string) =>
+        (await client.query<{ sid: string }>('SELECT sid FROM jwt_sessions WHERE sub = $1 ORDER BY sid', [sub])).rows;
+      expect(await within(2000, async () => (await rows('rider-7')).length === 2)).toBeGreaterThanOrEqual(0);
+      expect(await rows('rider-7')).toEqual([{ sid: 'sess-a' }, { sid: 'sess-b' }]);
+
+      await redis.stop();
+      try {
+        const old = jwt('rider-9', { sid: 'sess-old', iat: now - 100 });
+        expect((await a.get(JSON_PATH, { Authorization: old })).status).toBe(200);
+        expect((await b.get(JSON_PATH, { Authorization: jwt('rider-9', { sid: 'sess-new', iat: now }) })).status).toBe(
+          200,
+        );
+        const r = await a.get(JSON_PATH, { Authorization: old });
+        expect(r.status).toBe(401);
+        expect(await errorCode(r)).toBe('SESSION_SUPERSEDED');
+        expect(await rows('rider-9')).toEqual([{ sid: 'sess-new' }, { sid: 'sess-old' }]);
+      } finally {
+        await redis.start();
+      }
+      const back = await within(5000, async () => {
+        const [ha, hb] = await Promise.all([a.get('/healthz'), b.get('/healthz')]);
+        return ha.status === 200 && hb.status === 200;
+      });
+      expect(back).toBeGreaterThanOrEqual(0);
+    } finally {
+      await client.end();
+    }
+  }, 30_000);
+
   it('svcmaps keys create|list|show|revoke work against the cluster store', async () => {
     const env = { SVCMAPS_CLUSTER__POSTGRES_URL: postgres.url, SVCMAPS_CLUSTER__REDIS_URL: redis.url };
     const data = mkdtempSync(join(tmpdir(), 'svcmaps-cli-'));

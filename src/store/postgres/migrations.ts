@@ -1,5 +1,6 @@
 /** PostgreSQL schema migrations, applied in order; index + 1 is the version recorded in svcmaps_schema. */
 export const PG_MIGRATIONS: string[] = [
+  // 1: keys, usage, and jwt_sessions: the durable record of JWT sessions and supersede without Redis (sessions.ts).
   `
   CREATE SEQUENCE api_keys_change_seq;
   CREATE TABLE api_keys (
