@@ -188,6 +188,7 @@ class Workspace {
 }
 
 async function signIn(key: string): Promise<void> {
+  performance.mark('svcmaps:signin');
   const err = byId('signin-error');
   err.textContent = '';
   setApiKey(key);
