@@ -6,6 +6,7 @@ import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -70,4 +71,15 @@ rmSync(OUT, { recursive: true, force: true });
 mkdirSync(dirname(OUT), { recursive: true });
 cpSync(tmp, OUT, { recursive: true });
 rmSync(tmp, { recursive: true, force: true });
-console.log(`console built in ${OUT} (${jsName}, ${js.length} bytes) in ${Date.now() - started} ms`);
+// The console's own code (script, stylesheet, page; MapLibre aside) stays under 150 kB gzipped (issue 14).
+const BUDGET = 150 * 1024;
+const gz = (b) => gzipSync(b, { level: 9 }).length;
+const own = gz(js) + gz(css) + gz(Buffer.from(html));
+console.log(
+  `console built in ${OUT} (${jsName}, ${js.length} bytes, ${gz(js)} gzipped; ` +
+    `script, stylesheet and page ${own} bytes gzipped of a ${BUDGET} budget) in ${Date.now() - started} ms`,
+);
+if (own > BUDGET) {
+  console.error(`the console's own code is ${own} bytes gzipped, over its ${BUDGET}-byte budget`);
+  process.exit(1);
+}
