@@ -319,13 +319,21 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
     } finally {
       await client.end();
     }
-    // Every node's usage, from any node and from the CLI.
-    const usage = await (await adminCall(b, 'GET', '/admin/usage')).json();
-    expect(usage.data.keys.find((k: any) => k.id === id).buckets.gather.requests).toBe(6);
+    // Every node's usage, from any node and from the CLI, read from PostgreSQL: the nodes' own SQLite stores have none.
+    for (const s of [a, b]) {
+      const local = s.app.db.prepare('SELECT COUNT(*) AS n FROM usage WHERE key_id = ?').get(id) as { n: number };
+      expect(local.n).toBe(0);
+      const usage = await (await adminCall(s, 'GET', '/admin/usage')).json();
+      expect(usage.data.keys.find((k: any) => k.id === id).buckets.gather.requests).toBe(6);
+    }
     const env = { SVCMAPS_CLUSTER__POSTGRES_URL: postgres.url, SVCMAPS_CLUSTER__REDIS_URL: redis.url };
     const q = await cliWithEnv(env, 'quotas', '--key', id, '--json', '--data', b.dataDir);
     expect(q.code).toBe(0);
     expect(JSON.parse(q.out).keys[0]).toMatchObject({ id, requests: 6 });
+    // The table form lists every key of the cluster, the one created on A included.
+    const table = await cliWithEnv(env, 'quotas', '--data', b.dataDir);
+    expect(table.code).toBe(0);
+    expect(table.out).toContain(id);
   });
 
   const STATICMAP = '/maps/v1/staticmap?path=31.95,35.91,31.96,35.92';
