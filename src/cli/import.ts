@@ -1,7 +1,10 @@
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { existsSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { IMPORTERS } from '../import/importers.js';
 import { DEFAULT_IMPORT_MEMORY, parseSize } from '../import/node-index.js';
+import { importInThreads } from '../import/parallel.js';
+import type { ImportSummary } from '../import/types.js';
 import { prepareDataDir } from '../store/data-dir.js';
 import { CliError, type Io } from './io.js';
 import { commandConfig } from './options.js';
@@ -49,33 +52,56 @@ export function makeImportCommand(io: Io, signals: NodeJS.EventEmitter = process
       signals.once('SIGINT', onSignal);
       signals.once('SIGTERM', onSignal);
       const tty = !o.json && Boolean((process.stderr as { isTTY?: boolean }).isTTY);
-      const summaries = [];
+      const summaries: ImportSummary[] = [];
+      const line = (s: ImportSummary) =>
+        `${s.importer}: ${Object.entries(s.counts)
+          .map(([k, v]) => `${v} ${k}`)
+          .join(', ')} in ${s.seconds.toFixed(1)} s`;
+      const threads = Math.min(chosen.length, availableParallelism());
       try {
-        for (const imp of chosen) {
-          // One bar per stage, so its rate and ETA are the stage's own: file-reading stages count bytes of the
-          // input, the others (contraction, index) their own items.
-          let stageNow = '';
-          let bar = progressBar(io.err, tty);
-          const s = await imp.run(
+        if (threads > 1) {
+          // Importers side by side, one thread each (parallel.ts). Their progress interleaves, so each stage
+          // reports as log lines (every few seconds, with its ETA) instead of bars redrawn in place.
+          const bars = new Map<string, { stage: string; bar: ReturnType<typeof progressBar> }>();
+          const done = await importInThreads(
+            chosen,
             file,
             dir.root,
-            (stage, done, total) => {
-              if (stage !== stageNow) {
-                stageNow = stage;
-                bar = progressBar(io.err, tty, BYTE_STAGES.has(stage) ? 'bytes' : 'items');
+            (name, stage, d, total) => {
+              let b = bars.get(name);
+              if (b?.stage !== stage) {
+                b = { stage, bar: progressBar(io.err, false, BYTE_STAGES.has(stage) ? 'bytes' : 'items') };
+                bars.set(name, b);
               }
-              bar.update(`${imp.name}:${stage}`, done, total);
+              b.bar.update(`${name}:${stage}`, d, total);
             },
             abort.signal,
-            { memoryBytes },
+            { memoryBytes, threads },
           );
-          bar.done(
-            `${imp.name}: ${Object.entries(s.counts)
-              .map(([k, v]) => `${v} ${k}`)
-              .join(', ')} in ${s.seconds.toFixed(1)} s`,
-          );
-          summaries.push(s);
-        }
+          for (const s of done) io.err(line(s) + '\n');
+          summaries.push(...done);
+        } else
+          for (const imp of chosen) {
+            // One bar per stage, so its rate and ETA are the stage's own: file-reading stages count bytes of the
+            // input, the others (contraction, index) their own items.
+            let stageNow = '';
+            let bar = progressBar(io.err, tty);
+            const s = await imp.run(
+              file,
+              dir.root,
+              (stage, done, total) => {
+                if (stage !== stageNow) {
+                  stageNow = stage;
+                  bar = progressBar(io.err, tty, BYTE_STAGES.has(stage) ? 'bytes' : 'items');
+                }
+                bar.update(`${imp.name}:${stage}`, done, total);
+              },
+              abort.signal,
+              { memoryBytes },
+            );
+            bar.done(line(s));
+            summaries.push(s);
+          }
       } catch (e) {
         if (abort.signal.aborted) throw new CliError('import interrupted; the previous data is still in service');
         throw e;

@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../core/module-worker.js';
 import { AppError, type ErrorCode } from '../core/errors.js';
 import { READY, type HostData, type HostReply, type HostRequest } from './worker-host.js';
 
@@ -194,17 +195,7 @@ export class WorkerPool {
   private spawn(index: number): Slot {
     Atomics.store(this.cancel, index, 0);
     const data: HostData = { slot: index, cancel: this.cancel, init: this.state, nice: this.o.nice ?? 4 };
-    const here = this.o.here;
-    const worker = here.endsWith('.ts')
-      ? new Worker(
-          `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(new URL(`./${this.o.module}.ts`, here).href)}); })`,
-          { eval: true, workerData: data },
-        )
-      : new Worker(new URL(`./${this.o.module}.js`, here), {
-          workerData: data,
-          // a parent started with `node --input-type=module -e` would pass a flag a file-backed worker refuses
-          execArgv: process.execArgv.filter((a) => !a.startsWith('--input-type')),
-        });
+    const worker = startModuleWorker(this.o.here, this.o.module, data);
     worker.unref();
     const slot: Slot = { index, worker, updates: new Map(), ready: false };
     worker.on('message', (m: HostReply) => this.reply(slot, m));

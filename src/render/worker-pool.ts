@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../core/module-worker.js';
 import type { WorkerPoolStats } from '../limits/worker-pool.js';
 import type { TileFormat } from '../tiles/types.js';
 
@@ -85,12 +86,7 @@ export class RenderPool {
       cancelled: this.cancelled,
       testDelayMs: this.hooks.testDelayMs,
     };
-    const worker = here.endsWith('.ts')
-      ? new Worker(
-          `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(new URL('./render-worker.ts', here).href)}); })`,
-          { eval: true, workerData },
-        )
-      : new Worker(new URL('./render-worker.js', here), { workerData });
+    const worker = startModuleWorker(here, 'render-worker', workerData);
     worker.unref(); // an idle render thread never keeps the process alive
     const slot: Slot = { worker, busy: new Map() };
     worker.on('message', (m: { id?: number; bytes?: ArrayBuffer; error?: string; skipped?: boolean }) => {
