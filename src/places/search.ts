@@ -90,7 +90,7 @@ export function search(index: PlacesIndex, input: SearchInput): Prediction[] {
   const qNorm = normalizeText(input.q);
   const limit = input.limit ?? 10;
   const best = [...ids]
-    .map((id) => ({ id, score: rank(index, id, textScore(qNorm, qTokens, index.names[id]!), input) }))
+    .map((id) => ({ id, score: rank(index, id, textScore(qNorm, qTokens, index.names(id)), input) }))
     .filter((x) => x.score > 0)
     .sort((a, b) => b.score - a.score)
     .slice(0, limit * 3); // head-room for collapsing near-duplicates

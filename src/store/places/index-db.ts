@@ -9,7 +9,8 @@ interface ScoringColumns {
   importance: Float32Array;
   country: string[];
   kind: string[];
-  names: string[][];
+  /** Each place's search names as stored ('|'-joined): one string per place, split for the few candidates ranked. */
+  names: string[];
 }
 export type SegmentHit = { place_id: number; lat1: number; lng1: number; lat2: number; lng2: number };
 
@@ -72,7 +73,9 @@ export class PlacesIndex {
   /**
    * Scoring columns held in memory (by row id), so ranking a few hundred candidates touches no disk pages. Read on
    * first use: a connection that only serves details and photos (the HTTP thread, when searches run in places
-   * threads) never pays their memory (about 180 MB for 350k places) or their seconds of loading.
+   * threads) never pays their memory or their seconds of loading. Every places thread holds its own copy, so they
+   * are kept lean: country codes and kinds interned (a few hundred distinct strings instead of one per place),
+   * names one string per place.
    */
   private columns(): ScoringColumns {
     if (this.cols) return this.cols;
@@ -83,19 +86,25 @@ export class PlacesIndex {
       importance: new Float32Array(size),
       country: new Array<string>(size).fill(''),
       kind: new Array<string>(size).fill(''),
-      names: new Array<string[]>(size),
+      names: new Array<string>(size).fill(''),
+    };
+    const interned = new Map<string, string>();
+    const intern = (s: string) => {
+      let v = interned.get(s);
+      if (v === undefined) interned.set(s, (v = s));
+      return v;
     };
     const rows = this.db
       .prepare('SELECT id, lat, lng, importance, country, kind, search_names FROM places')
       .raw()
       .iterate() as Iterable<[number, number, number, number, string | null, string, string]>;
     for (const [id, lat, lng, imp, cc, kind, names] of rows) {
-      c.kind[id] = kind;
+      c.kind[id] = intern(kind);
       c.lat[id] = lat;
       c.lng[id] = lng;
       c.importance[id] = imp;
-      c.country[id] = cc ?? '';
-      c.names[id] = names.split('|');
+      c.country[id] = intern(cc ?? '');
+      c.names[id] = names;
     }
     return (this.cols = c);
   }
@@ -121,8 +130,9 @@ export class PlacesIndex {
   get kind(): string[] {
     return this.columns().kind;
   }
-  get names(): string[][] {
-    return this.columns().names;
+  /** Place `id`'s search names. */
+  names(id: number): string[] {
+    return this.columns().names[id]!.split('|');
   }
 
   /** Row ids matching an FTS5 expression, most important first (rows were inserted in importance order). */
