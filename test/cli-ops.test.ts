@@ -155,7 +155,11 @@ describe('svcmaps config', () => {
         port: 9000,
         auth: { jwt_secret: 'x'.repeat(40) },
         metrics: { port: 9464 },
-        cluster: { tile_token_secret: 'e'.repeat(64) },
+        cluster: {
+          tile_token_secret: 'e'.repeat(64),
+          postgres_url: 'postgres://maps:pgpass-zz@db.internal:5432/maps',
+          redis_url: 'redis://:redispass-zz@cache.internal:6379',
+        },
       }),
     );
     const r = await cli(
@@ -177,8 +181,13 @@ describe('svcmaps config', () => {
       host: '0.0.0.0',
       metrics: { port: 9464, host: '127.0.0.1' },
       auth: { jwt_secret: '(set, redacted)' },
-      cluster: { tile_token_secret: '(set, redacted)' },
+      cluster: {
+        tile_token_secret: '(set, redacted)',
+        postgres_url: 'postgres://maps:redacted@db.internal:5432/maps',
+        redis_url: 'redis://:redacted@cache.internal:6379',
+      },
     });
+    expect(r.out).not.toContain('pass-zz');
     expect(r.out).not.toContain('xxxxxxxx');
     expect(r.out).not.toContain('eeeeeeee');
   });

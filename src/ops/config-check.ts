@@ -110,10 +110,24 @@ export function checkConfig(src: {
       auth: { ...effective.auth, jwt_secret: effective.auth.jwt_secret ? '(set, redacted)' : '' },
       cluster: {
         ...effective.cluster,
+        postgres_url: withoutPassword(effective.cluster.postgres_url),
+        redis_url: withoutPassword(effective.cluster.redis_url),
         tile_token_secret: effective.cluster.tile_token_secret ? '(set, redacted)' : '',
       },
     };
   return { ok: issues.length === 0, file: src.file ?? null, issues, env, ...(effective ? { effective } : {}) };
+}
+
+/** A connection URL as printed: its password (user:password@) replaced, everything else kept for checking. */
+function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.password) return url;
+    u.password = 'redacted';
+    return u.toString();
+  } catch {
+    return url ? '(set, not a URL)' : url; // a value URL cannot parse may still hold a secret: never print it
+  }
 }
 
 /** The published JSON Schema: the validator's schema plus each key's default value. */
