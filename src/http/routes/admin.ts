@@ -39,9 +39,19 @@ function parseCreate(body: Record<string, unknown>, s: Services): CreateKeyInput
   };
 }
 
+const DATA_DIR_TTL_MS = 10_000;
+
 /** Key management, today's usage and the server's status for super_admin callers (shapes in the README). */
 export function register(router: Router, s: Services): void {
   const started = Date.now();
+  // The data directory's facts (row counts, file sizes, tiles per zoom) take tens of milliseconds of the HTTP
+  // thread at country scale: read at most every DATA_DIR_TTL_MS, however often the console polls.
+  let dataDir: { at: number; value: ReturnType<typeof inspectDataDir> } | undefined;
+  const dataDirFacts = () => {
+    const now = Date.now();
+    if (!dataDir || now - dataDir.at > DATA_DIR_TTL_MS) dataDir = { at: now, value: inspectDataDir(s.config.data_dir) };
+    return dataDir.value;
+  };
   router.add(
     {
       method: 'GET',
@@ -83,7 +93,7 @@ export function register(router: Router, s: Services): void {
       handler: () =>
         ok(
           {
-            ...inspectDataDir(s.config.data_dir),
+            ...dataDirFacts(),
             health: s.health(),
             hot_tier: s.hotTier(),
             uptime_s: Math.round((Date.now() - started) / 1000),
