@@ -45,6 +45,18 @@ describe('HTTP contract', () => {
     expect(other.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-/);
   });
 
+  it('answers HEAD with the GET headers and length but no body, when answered at once and after an await', async () => {
+    // Refused before any await (no key): the adapter writes the reply inside the uWS handler.
+    const refused = await fetch(s.url + '/maps/v1/autocomplete?q=x', { method: 'HEAD' });
+    expect(refused.status).toBe(401);
+    expect(Number(refused.headers.get('content-length'))).toBeGreaterThan(0);
+    expect(await refused.text()).toBe('');
+    const live = await fetch(s.url + '/livez', { method: 'HEAD' });
+    expect(live.status).toBe(200);
+    expect(await live.text()).toBe('');
+    expectSecurityHeaders(live);
+  });
+
   it('answers unknown routes 404 and wrong methods 405, in the envelope', async () => {
     const r = await s.get('/maps/v1/nothing-here', { 'X-API-Key': key });
     expect(r.status).toBe(404);

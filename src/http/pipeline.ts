@@ -10,7 +10,7 @@ import type { Clock } from '../core/clock.js';
 import { bare, bareErrorReply, errorReply } from './envelope.js';
 import { decorate, isMapsPath, preflightHeaders } from './middleware/headers.js';
 import { readCredentials } from './middleware/credentials.js';
-import { rateLimitHeaders } from './middleware/limits.js';
+import { setRateLimitHeaders } from './middleware/limits.js';
 import type { Route, RouteContext, Router } from './router.js';
 import type { HttpReply, HttpRequest, RequestHandler, TransportFailure } from './types.js';
 import type { RequestMetrics } from '../ops/request-metrics.js';
@@ -57,6 +57,20 @@ const ENVELOPE_ON_BINARY = new Set([
   'REQUEST_TIMEOUT',
 ]);
 
+/** One request on its way through the pipeline: what the reply's finishing needs, in one object. */
+class Turn {
+  readonly started = performance.now();
+  route: Route | undefined = undefined;
+  caller: Caller | undefined = undefined;
+  ctx: RouteContext | undefined = undefined;
+  /** The Allow header of a 405. */
+  allow: string | undefined = undefined;
+  /** The last rate-limit decision taken (its RateLimit-* headers). */
+  limit: LimitDecision | undefined = undefined;
+
+  constructor(readonly req: HttpRequest) {}
+}
+
 /**
  * The request pipeline, in order: route -> preflight -> engine switch -> per-IP tile cap -> auth -> per-key limit
  * -> daily quota -> handler -> metering; then the headers every response carries.
@@ -74,40 +88,66 @@ export class Pipeline implements RequestHandler {
     this.logRequests = d.logRequests ?? true;
   }
 
-  async handle(req: HttpRequest): Promise<HttpReply> {
-    const started = performance.now();
+  /**
+   * Synchronous from end to end when nothing on the way waits (in-process limits and a handler that answers at once),
+   * so the adapter writes the reply without a promise or a microtask; a promise otherwise.
+   */
+  handle(req: HttpRequest): HttpReply | Promise<HttpReply> {
     if (this.d.metrics) this.d.metrics.inflight++;
-    const extra: Record<string, string> = {};
-    let route: Route | undefined;
-    let caller: Caller | undefined;
-    let ctx: RouteContext | undefined;
-    let reply: HttpReply;
+    const t = new Turn(req);
+    let reply: HttpReply | Promise<HttpReply>;
     try {
-      const m = this.d.router.match(req.method, req.path);
-      if (req.method === 'OPTIONS' && isMapsPath(req.path) && m) {
-        reply = bare(204, preflightHeaders('allowed' in m ? m.allowed : [m.route.method]));
-      } else if (!m) throw new AppError('NOT_FOUND');
-      else if ('allowed' in m) {
-        extra['Allow'] = m.allowed.join(', ');
-        throw new AppError('METHOD_NOT_ALLOWED');
-      } else {
-        route = m.route;
-        const admitted = this.admit(route, req, extra);
-        caller = admitted instanceof Promise ? await admitted : admitted; // only a shared limiter is awaited
-        ctx = { req, params: m.params, caller, miss: false };
-        reply = await route.handler(ctx);
-      }
+      reply = this.run(t);
     } catch (e) {
-      reply = this.renderError(e, req, route);
+      reply = this.renderError(e, req, t.route);
     }
-    Object.assign(reply.headers, extra);
+    if (reply instanceof Promise)
+      return reply.then(
+        (r) => this.finish(t, r),
+        (e: unknown) => this.finish(t, this.renderError(e, req, t.route)),
+      );
+    return this.finish(t, reply);
+  }
+
+  private run(t: Turn): HttpReply | Promise<HttpReply> {
+    const req = t.req;
+    const m = this.d.router.match(req.method, req.path);
+    if (req.method === 'OPTIONS' && isMapsPath(req.path) && m)
+      return bare(204, preflightHeaders('allowed' in m ? m.allowed : [m.route.method]));
+    if (!m) throw new AppError('NOT_FOUND');
+    if ('allowed' in m) {
+      t.allow = m.allowed.join(', ');
+      throw new AppError('METHOD_NOT_ALLOWED');
+    }
+    const route = (t.route = m.route);
+    const admitted = this.admit(route, req, t);
+    // Only a shared limiter, or a key another node created a moment ago, is awaited.
+    if (admitted instanceof Promise) return admitted.then((caller) => this.invoke(t, route, m.params, caller));
+    return this.invoke(t, route, m.params, admitted);
+  }
+
+  private invoke(
+    t: Turn,
+    route: Route,
+    params: Record<string, string>,
+    caller: Caller | undefined,
+  ): HttpReply | Promise<HttpReply> {
+    t.caller = caller;
+    const ctx: RouteContext = (t.ctx = { req: t.req, params, caller, miss: false });
+    return route.handler(ctx);
+  }
+
+  private finish(t: Turn, reply: HttpReply): HttpReply {
+    const { req, route, caller, ctx } = t;
+    const h = reply.headers;
+    if (t.allow !== undefined) h['Allow'] = t.allow;
+    if (t.limit) setRateLimitHeaders(h, t.limit);
     if (this.d.dailyQuota && caller && !ctx?.miss) this.giveBack(caller);
     if (caller?.keyId || caller?.kind === 'jwt') this.meter(route!, caller, ctx?.miss ?? false);
-    const ms = performance.now() - started;
+    const ms = performance.now() - t.started;
     // The answering tier: X-Tile-Source on the tile family, cache hit or miss on JSON answers that count misses.
     const source =
-      reply.headers['X-Tile-Source'] ??
-      (route?.bucket && ctx && reply.status < 300 ? (ctx.miss ? 'miss' : 'hit') : undefined);
+      h['X-Tile-Source'] ?? (route?.bucket && ctx && reply.status < 300 ? (ctx.miss ? 'miss' : 'hit') : undefined);
     // The access line costs 5-8% of hot-path throughput; a 5xx keeps its line whatever log.requests says.
     if (this.logRequests || reply.status >= 500)
       this.d.log.info('request', {
@@ -132,30 +172,26 @@ export class Pipeline implements RequestHandler {
   }
 
   /** Everything that decides whether a request may reach its handler. */
-  private admit(
-    route: Route,
-    req: HttpRequest,
-    extra: Record<string, string>,
-  ): Caller | undefined | Promise<Caller | undefined> {
+  private admit(route: Route, req: HttpRequest, t: Turn): Caller | undefined | Promise<Caller | undefined> {
     const now = this.d.clock.nowMs();
     if (isMapsPath(req.path) && !this.d.engineEnabled) throw new AppError('MAPS_UNAVAILABLE');
-    if (route.tileFamily) this.rateHere(this.d.ipLimiter, `ip:${req.ip}`, this.d.tileIpPerMinute, now, extra);
+    if (route.tileFamily) this.rateHere(this.d.ipLimiter, `ip:${req.ip}`, this.d.tileIpPerMinute, now, t);
     const creds = readCredentials(req);
     const unknownKey = route.surface === 'none' ? undefined : this.d.auth.prepare(creds);
-    if (unknownKey) return unknownKey.then(() => this.limitAndQuota(route, creds, now, extra));
-    return this.limitAndQuota(route, creds, now, extra);
+    if (unknownKey) return unknownKey.then(() => this.limitAndQuota(route, creds, now, t));
+    return this.limitAndQuota(route, creds, now, t);
   }
 
   private limitAndQuota(
     route: Route,
     creds: Credentials,
     now: number,
-    extra: Record<string, string>,
+    t: Turn,
   ): Caller | undefined | Promise<Caller | undefined> {
     const caller = this.d.auth.authenticate(route.surface, creds);
     if (!caller) return undefined;
     if (!route.tileFamily) {
-      const pending = this.rate(this.d.keyLimiter, caller.id, caller.perMinute, now, extra);
+      const pending = this.rate(this.d.keyLimiter, caller.id, caller.perMinute, now, t);
       if (pending && this.d.dailyQuota) return this.rateAndSharedQuota(pending, route, caller, now);
       if (pending) return pending.then(() => this.quota(route, caller, now));
     }
@@ -214,13 +250,7 @@ export class Pipeline implements RequestHandler {
   }
 
   /** Rate limiting fails open: a limiter fault lets the request through rather than failing it. */
-  private rate(
-    limiter: RateLimiter,
-    id: string,
-    limit: number,
-    now: number,
-    extra: Record<string, string>,
-  ): Promise<void> | undefined {
+  private rate(limiter: RateLimiter, id: string, limit: number, now: number, t: Turn): Promise<void> | undefined {
     let d;
     try {
       d = limiter.hit(id, limit, now);
@@ -228,21 +258,15 @@ export class Pipeline implements RequestHandler {
       this.d.log.warn('rate limiter fault; failing open', { error: (e as Error).message });
       return undefined;
     }
-    if (!(d instanceof Promise)) return this.decide(d, extra);
+    if (!(d instanceof Promise)) return this.decide(d, t);
     return d.then(
-      (v) => v && this.decide(v, extra), // undefined: the shared limiter is down, fail open
+      (v) => v && this.decide(v, t), // undefined: the shared limiter is down, fail open
       (e: unknown) => this.d.log.warn('rate limiter fault; failing open', { error: (e as Error).message }),
     );
   }
 
   /** The per-IP tile cap always counts in process. */
-  private rateHere(
-    limiter: SlidingWindowLimiter,
-    id: string,
-    limit: number,
-    now: number,
-    extra: Record<string, string>,
-  ): void {
+  private rateHere(limiter: SlidingWindowLimiter, id: string, limit: number, now: number, t: Turn): void {
     let d;
     try {
       d = limiter.hit(id, limit, now);
@@ -250,11 +274,11 @@ export class Pipeline implements RequestHandler {
       this.d.log.warn('rate limiter fault; failing open', { error: (e as Error).message });
       return;
     }
-    this.decide(d, extra);
+    this.decide(d, t);
   }
 
-  private decide(d: LimitDecision, extra: Record<string, string>): undefined {
-    Object.assign(extra, rateLimitHeaders(d));
+  private decide(d: LimitDecision, t: Turn): undefined {
+    t.limit = d; // its RateLimit-* headers go on the reply, a refusal's included
     if (!d.allowed) throw new AppError('RATE_LIMIT_EXCEEDED', undefined, { retryAfter: d.retryAfterS });
   }
 

@@ -22,7 +22,8 @@ export type TransportFailure =
 
 /** What a server adapter needs from the app. */
 export interface RequestHandler {
-  handle(req: HttpRequest): Promise<HttpReply>;
+  /** A reply at once when nothing on the way waits (the adapter then writes it without an await), else a promise. */
+  handle(req: HttpRequest): HttpReply | Promise<HttpReply>;
   /** Replies for failures the adapter detects itself (oversized URL, headers or body, whole-request timeout). */
   fail(req: HttpRequest, code: TransportFailure): HttpReply;
   bodyLimitBytes: number;

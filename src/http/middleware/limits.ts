@@ -1,7 +1,8 @@
 import type { LimitDecision } from '../../limits/sliding-window.js';
 
-export const rateLimitHeaders = (d: LimitDecision): Record<string, string> => ({
-  'RateLimit-Limit': String(d.limit),
-  'RateLimit-Remaining': String(d.remaining),
-  'RateLimit-Reset': String(d.resetS),
-});
+/** Sets a rate-limit decision's RateLimit-* headers on a reply's headers. */
+export function setRateLimitHeaders(h: Record<string, string>, d: LimitDecision): void {
+  h['RateLimit-Limit'] = String(d.limit);
+  h['RateLimit-Remaining'] = String(d.remaining);
+  h['RateLimit-Reset'] = String(d.resetS);
+}

@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import { existsSync } from 'node:fs';
 import { pickRequestId } from '../middleware/request-id.js';
 import { nativeServerUnavailable } from './native.js';
-import type { HttpReply, HttpRequest, RequestHandler } from '../types.js';
+import type { HttpReply, HttpRequest, RequestHandler, TransportFailure } from '../types.js';
 
 export interface ListenOptions {
   host: string;
@@ -25,7 +25,31 @@ export const MAX_URL_BYTES = 8192;
 /** Header fields (names and values) past this many bytes, or past this many fields, get 431. */
 export const MAX_HEADER_BYTES = 8192;
 export const MAX_HEADER_FIELDS = 40;
-const statusLine = (s: number) => `${s} ${STATUS_CODES[s] ?? 'Status'}`;
+/** Status lines are built once per status, not once per response. */
+const STATUS_LINES = new Map<number, string>();
+function statusLine(s: number): string {
+  let line = STATUS_LINES.get(s);
+  if (line === undefined) STATUS_LINES.set(s, (line = `${s} ${STATUS_CODES[s] ?? 'Status'}`));
+  return line;
+}
+
+const noop = (): void => {};
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const MAPPED_PREFIX = '0000:0000:0000:0000:0000:ffff:';
+
+/**
+ * The peer address as uWS's getRemoteAddressAsText() spells it (dotted IPv4; IPv6 as eight groups of four hex
+ * digits), then with the IPv4-mapped prefix cut off. Formatted here from the binary address: the text call plus its
+ * decoding cost twice as much, and the tile family's per-IP cap asks on every request.
+ */
+export function formatRemoteAddress(binary: ArrayBuffer): string {
+  const b = new Uint8Array(binary);
+  if (b.length === 4) return `${b[0]}.${b[1]}.${b[2]}.${b[3]}`;
+  if (b.length !== 16) return '';
+  let text = '';
+  for (let i = 0; i < 16; i += 2) text += (i ? ':' : '') + HEX[b[i]!]! + HEX[b[i + 1]!]!;
+  return text.startsWith(MAPPED_PREFIX) ? text.slice(30) : text;
+}
 
 function clientIp(res: uWS.HttpResponse, headers: Record<string, string>, header?: string): string {
   if (header) {
@@ -33,8 +57,17 @@ function clientIp(res: uWS.HttpResponse, headers: Record<string, string>, header
     const last = v?.split(',').pop()?.trim();
     if (last) return last;
   }
-  const ip = Buffer.from(res.getRemoteAddressAsText()).toString();
-  return ip.startsWith('0000:0000:0000:0000:0000:ffff:') ? ip.slice(30) : ip.replace(/^::ffff:/, '');
+  return formatRemoteAddress(res.getRemoteAddress());
+}
+
+/** Writes a reply; inside the uWS request handler as is, after an await inside res.cork(). */
+function write(res: uWS.HttpResponse, method: string, reply: HttpReply): void {
+  res.writeStatus(statusLine(reply.status));
+  const h = reply.headers;
+  for (const k in h) res.writeHeader(k, h[k]!);
+  if (method === 'HEAD') res.endWithoutBody(reply.body ? Buffer.byteLength(reply.body) : 0);
+  else if (reply.status === 204 || reply.status === 304) res.endWithoutBody(0);
+  else res.end(reply.body ?? '');
 }
 
 /** uWS.ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT (a type-only enum in the typings; the native value is 1). */
@@ -64,7 +97,7 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
     return Promise.reject(new Error(`TLS certificate or key file not found (${opts.tls.cert}, ${opts.tls.key})`));
   }
   // One sweep timer for every in-flight request's deadline instead of a timer per request (a hot-path saving).
-  const deadlines = new Set<{ at: number; fire: () => void }>();
+  const deadlines = new Set<{ at: number; fire(): void }>();
   const sweep = setInterval(
     () => {
       const now = Date.now();
@@ -92,6 +125,101 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
     setTimeout(() => (app as unknown as { close(): void }).close(), 100).unref();
   };
 
+  /**
+   * One request: what the app sees (HttpRequest) and the adapter's own state, in one object with a fixed shape (the
+   * address, the abort signal and the answer are per-request state too, without a closure each). A request answered
+   * inside the uWS handler (no await on its way) is written at once; only one that waits registers onAborted and a
+   * deadline.
+   */
+  class UwsRequest implements HttpRequest {
+    body?: Buffer;
+    readonly requestId: string;
+    private addr: string | undefined = undefined;
+    private gone: AbortController | undefined = undefined; // created on first use: most requests never ask
+    done = false;
+    /** The whole-request deadline (ms since the epoch), in `deadlines` while the request waits. */
+    at = 0;
+
+    constructor(
+      private readonly res: uWS.HttpResponse,
+      readonly method: string,
+      readonly path: string,
+      readonly query: URLSearchParams,
+      readonly headers: Record<string, string>,
+    ) {
+      this.requestId = pickRequestId(headers['x-request-id']);
+    }
+
+    // Only the tile family's per-IP cap reads the address, so it is fetched on first use (while the socket is open).
+    get ip(): string {
+      return (this.addr ??= this.done ? '' : clientIp(this.res, this.headers, opts.clientIpHeader));
+    }
+
+    get signal(): AbortSignal {
+      if (!this.gone) {
+        this.gone = new AbortController();
+        if (this.done) this.gone.abort(); // asked after the client left or the timeout answered
+      }
+      return this.gone.signal;
+    }
+
+    /** Answers after an await (or from the deadline sweep). */
+    send(reply: HttpReply): void {
+      if (this.done) return;
+      this.done = true;
+      deadlines.delete(this);
+      if (draining) setImmediate(closeAllWhenIdle);
+      this.res.cork(() => write(this.res, this.method, reply));
+    }
+
+    /** From here on the request may outlive the uWS handler: watch for the client leaving and for the deadline. */
+    wait(): void {
+      this.res.onAborted(() => {
+        this.done = true;
+        deadlines.delete(this);
+        closeAllWhenIdle();
+        this.gone?.abort();
+      });
+      this.at = Date.now() + handler.requestTimeoutMs;
+      deadlines.add(this);
+    }
+
+    fire(): void {
+      this.send(handler.fail(this, 'REQUEST_TIMEOUT'));
+      this.gone?.abort(); // queued work for this request is dropped, not done for nobody
+    }
+
+    dispatch(): void {
+      let out: HttpReply | Promise<HttpReply>;
+      try {
+        out = handler.handle(this);
+      } catch {
+        out = handler.fail(this, 'INTERNAL_ERROR');
+      }
+      if (out instanceof Promise) {
+        if (this.at === 0) this.wait();
+        out.then(
+          (reply) => this.send(reply),
+          () => this.send(handler.fail(this, 'INTERNAL_ERROR')),
+        );
+      } else if (this.at === 0) this.writeNow(out);
+      else this.send(out);
+    }
+
+    /** A refusal the adapter decides on its own, inside the uWS handler. */
+    refuse(code: TransportFailure): void {
+      this.writeNow(handler.fail(this, code));
+    }
+
+    /** Still inside the uWS handler: uWS corks the write itself. */
+    private writeNow(reply: HttpReply): void {
+      this.done = true;
+      // uWS does not count endWithoutBody(n > 0) as an answer inside its handler and would abort the process.
+      if (this.method === 'HEAD') this.res.onAborted(noop);
+      write(this.res, this.method, reply);
+    }
+  }
+
   app.any('/*', (res, r) => {
     if (draining) return void res.close();
     const headers: Record<string, string> = {};
@@ -104,76 +232,33 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
     });
     const rawQuery = r.getQuery() ?? '';
     const method = r.getMethod().toUpperCase();
-    let ip: string | undefined;
-    let done = false;
-    let gone: AbortController | undefined; // created on first use: most requests never ask
-    const hangUp = () => gone?.abort();
-    const req: HttpRequest = {
+    const path = r.getUrl();
+    const req = new UwsRequest(
+      res,
       method,
-      path: r.getUrl(),
-      query: new URLSearchParams(rawQuery.length <= MAX_URL_BYTES ? rawQuery : ''),
+      path,
+      new URLSearchParams(rawQuery.length <= MAX_URL_BYTES ? rawQuery : ''),
       headers,
-      // Only the tile family's per-IP cap reads the address, so it is fetched on first use (while the socket is open).
-      get ip() {
-        return (ip ??= done ? '' : clientIp(res, headers, opts.clientIpHeader));
-      },
-      requestId: pickRequestId(headers['x-request-id']),
-      get signal() {
-        if (!gone) {
-          gone = new AbortController();
-          if (done) gone.abort(); // asked after the client left or the timeout answered
-        }
-        return gone.signal;
-      },
-    };
-    const send = (reply: HttpReply) => {
-      if (done) return;
-      done = true;
-      deadlines.delete(timer);
-      setImmediate(closeAllWhenIdle);
-      res.cork(() => {
-        res.writeStatus(statusLine(reply.status));
-        for (const [k, v] of Object.entries(reply.headers)) res.writeHeader(k, v);
-        if (method === 'HEAD') res.endWithoutBody(reply.body ? Buffer.byteLength(reply.body) : 0);
-        else if (reply.status === 204 || reply.status === 304) res.endWithoutBody(0);
-        else res.end(reply.body ?? '');
-      });
-    };
-    res.onAborted(() => {
-      done = true;
-      deadlines.delete(timer);
-      closeAllWhenIdle();
-      hangUp();
-    });
-    // The whole-request timeout covers reading the body too, so a slow-loris upload cannot hold a slot forever.
-    const timer = {
-      at: Date.now() + handler.requestTimeoutMs,
-      fire: () => {
-        send(handler.fail(req, 'REQUEST_TIMEOUT'));
-        hangUp(); // queued work for this request is dropped, not done for nobody
-      },
-    };
-    deadlines.add(timer);
-    const dispatch = () => handler.handle(req).then(send, () => send(handler.fail(req, 'INTERNAL_ERROR')));
+    );
 
     // Limits the app applies itself; uWS closes the connection on requests past its own (see the README).
-    if (req.path.length + rawQuery.length + 1 > MAX_URL_BYTES) return send(handler.fail(req, 'URI_TOO_LONG'));
-    if (headerBytes > MAX_HEADER_BYTES || fields > MAX_HEADER_FIELDS) {
-      return send(handler.fail(req, 'HEADERS_TOO_LARGE'));
-    }
-    if (!BODY_METHODS.has(method)) return void dispatch();
+    if (path.length + rawQuery.length + 1 > MAX_URL_BYTES) return req.refuse('URI_TOO_LONG');
+    if (headerBytes > MAX_HEADER_BYTES || fields > MAX_HEADER_FIELDS) return req.refuse('HEADERS_TOO_LARGE');
+    if (!BODY_METHODS.has(method)) return req.dispatch();
     const declared = Number(headers['content-length'] ?? 0);
-    if (declared > handler.bodyLimitBytes) return send(handler.fail(req, 'PAYLOAD_TOO_LARGE'));
+    if (declared > handler.bodyLimitBytes) return req.refuse('PAYLOAD_TOO_LARGE');
+    // The whole-request timeout covers reading the body too, so a slow-loris upload cannot hold a slot forever.
+    req.wait();
     const chunks: Buffer[] = [];
     let size = 0;
     res.onData((chunk, isLast) => {
-      if (done) return;
+      if (req.done) return;
       size += chunk.byteLength;
-      if (size > handler.bodyLimitBytes) return send(handler.fail(req, 'PAYLOAD_TOO_LARGE'));
+      if (size > handler.bodyLimitBytes) return req.send(handler.fail(req, 'PAYLOAD_TOO_LARGE'));
       chunks.push(Buffer.from(new Uint8Array(chunk)));
       if (isLast) {
         req.body = Buffer.concat(chunks);
-        void dispatch();
+        req.dispatch();
       }
     });
   });
