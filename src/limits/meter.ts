@@ -42,9 +42,23 @@ export class Meter {
     return this.dayCache.day;
   }
 
+  /** `keyId|day|bucket` strings for the current day, built once per key and bucket instead of once per request. */
+  private names = new Map<string, Partial<Record<Bucket, string>>>();
+  private namesDay = '';
+
+  private entry(keyId: string, day: string, bucket: Bucket): string {
+    if (day !== this.namesDay || this.names.size > 100_000) {
+      this.names = new Map();
+      this.namesDay = day;
+    }
+    let byBucket = this.names.get(keyId);
+    if (!byBucket) this.names.set(keyId, (byBucket = {}));
+    return (byBucket[bucket] ??= `${keyId}|${day}|${bucket}`);
+  }
+
   record(keyId: string, bucket: Bucket, miss: boolean, nowMs: number): void {
     const day = this.day(nowMs);
-    const k = `${keyId}|${day}|${bucket}`;
+    const k = this.entry(keyId, day, bucket);
     let d = this.pending.get(k);
     if (!d) this.pending.set(k, (d = { keyId, day, bucket, requests: 0, misses: 0, lastSeen: 0 }));
     d.requests++;
@@ -58,7 +72,7 @@ export class Meter {
   /** Misses counted today (UTC) for the key and bucket, stored and pending. */
   misses(keyId: string, bucket: Bucket, nowMs: number): number {
     const day = this.day(nowMs);
-    const k = `${keyId}|${day}|${bucket}`;
+    const k = this.entry(keyId, day, bucket);
     let n = this.missesToday.get(k);
     if (n === undefined) {
       try {
