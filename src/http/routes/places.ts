@@ -6,8 +6,8 @@ import { DEFAULT_COUNTRY, fallbackCentre, isCountryCode } from '../../places/bia
 import { parsePlaceId } from '../../places/place-id.js';
 import type { Services } from '../../services.js';
 import { ok } from '../envelope.js';
-import type { Router } from '../router.js';
-import type { HttpRequest } from '../types.js';
+import type { RouteContext, Router } from '../router.js';
+import type { HttpReply, HttpRequest } from '../types.js';
 import { jsonBody, pickLocale, queryNumber } from '../validate.js';
 
 /** Longer input is cut, not refused: nobody types more than this into a search box. */
@@ -24,47 +24,51 @@ function callerCountry(req: HttpRequest, s: Services): string {
 export function register(router: Router, s: Services): void {
   const log = s.log;
   const f = s.config.features;
+  const autocomplete = async (ctx: RouteContext, q: string): Promise<HttpReply> => {
+    const started = performance.now();
+    const lat = queryNumber(ctx.req, 'lat');
+    const lng = queryNumber(ctx.req, 'lng');
+    const home = callerCountry(ctx.req, s);
+    const given = ctx.req.query.get('country');
+    const country = isCountryCode(given) ? given.toLowerCase() : home;
+    const hasBias =
+      Number.isFinite(lat) &&
+      Number.isFinite(lng) &&
+      !(lat === 0 && lng === 0) &&
+      Math.abs(lat!) <= 90 &&
+      Math.abs(lng!) <= 180;
+    const mw = queryNumber(ctx.req, 'max_wait_ms');
+    const maxWaitMs = clamp(Number.isFinite(mw) ? mw! : s.config.places.default_max_wait_ms, 200, 10_000);
+    const a = await guarded('AUTOCOMPLETE', f.autocomplete, s.pools.autocomplete, log, () =>
+      s.places.autocomplete({
+        q,
+        country,
+        maxWaitMs,
+        locale: pickLocale(ctx.req),
+        biasGiven: hasBias,
+        bias: hasBias ? { lat: lat!, lng: lng! } : fallbackCentre(home),
+        signal: ctx.req.signal,
+      }),
+    );
+    ctx.miss = a.miss;
+    return ok({
+      predictions: a.predictions,
+      source: a.source,
+      served_in_ms: Math.round(performance.now() - started),
+      budget_expired: a.budget_expired,
+    });
+  };
   router.add(
     {
       method: 'GET',
       pattern: '/maps/v1/autocomplete',
       surface: 'json',
       bucket: 'gather',
-      handler: async (ctx) => {
-        const started = performance.now();
+      // An empty query is answered at once, without an await (the pipeline then answers inside the uWS handler).
+      handler: (ctx) => {
         const q = (ctx.req.query.get('q') ?? '').trim().slice(0, MAX_QUERY_CHARS);
         if (!q) return ok({ predictions: [], source: 'empty_query', served_in_ms: 0, budget_expired: false });
-        const lat = queryNumber(ctx.req, 'lat');
-        const lng = queryNumber(ctx.req, 'lng');
-        const home = callerCountry(ctx.req, s);
-        const given = ctx.req.query.get('country');
-        const country = isCountryCode(given) ? given.toLowerCase() : home;
-        const hasBias =
-          Number.isFinite(lat) &&
-          Number.isFinite(lng) &&
-          !(lat === 0 && lng === 0) &&
-          Math.abs(lat!) <= 90 &&
-          Math.abs(lng!) <= 180;
-        const mw = queryNumber(ctx.req, 'max_wait_ms');
-        const maxWaitMs = clamp(Number.isFinite(mw) ? mw! : s.config.places.default_max_wait_ms, 200, 10_000);
-        const a = await guarded('AUTOCOMPLETE', f.autocomplete, s.pools.autocomplete, log, () =>
-          s.places.autocomplete({
-            q,
-            country,
-            maxWaitMs,
-            locale: pickLocale(ctx.req),
-            biasGiven: hasBias,
-            bias: hasBias ? { lat: lat!, lng: lng! } : fallbackCentre(home),
-            signal: ctx.req.signal,
-          }),
-        );
-        ctx.miss = a.miss;
-        return ok({
-          predictions: a.predictions,
-          source: a.source,
-          served_in_ms: Math.round(performance.now() - started),
-          budget_expired: a.budget_expired,
-        });
+        return autocomplete(ctx, q);
       },
     },
     {
