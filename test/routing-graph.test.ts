@@ -175,6 +175,37 @@ describe('contraction hierarchy', () => {
         expect(qc.distF(v) + qc.distB(v)).toBeGreaterThanOrEqual(want);
       }
     }
+    // Shared ends of two packed paths, measured without unpacking them, equal the shared start and end of their
+    // unpacked roads; a path shares all of itself with itself.
+    for (let i = 0; i < 50; i++) {
+      const s = Math.floor(rnd() * n),
+        t = Math.floor(rnd() * n);
+      if (!q.run([[s, 0]], [[t, 0]], true)) continue;
+      for (const v of q.meetNodes.slice(0, 5)) {
+        const a = q.packed(v),
+          b = q.packed(q.meetNodes[q.meetNodes.length - 1]!);
+        const roadA: number[] = [],
+          roadB: number[] = [];
+        for (const e of a) q.expand(e, roadA);
+        for (const e of b) q.expand(e, roadB);
+        let start = 0,
+          end = 0;
+        for (let k = 0; k < Math.min(roadA.length, roadB.length) && roadA[k] === roadB[k]; k++)
+          start += g.ms[roadA[k]!]!;
+        for (let k = 1; k <= Math.min(roadA.length, roadB.length) && roadA.at(-k) === roadB.at(-k); k++)
+          end += g.ms[roadA.at(-k)!]!;
+        const whole = roadA.reduce((sum, x) => sum + g.ms[x]!, 0);
+        expect(q.sharedEnds(a, a)).toBe(2 * whole);
+        if (
+          start + end <=
+          Math.min(
+            whole,
+            roadB.reduce((sum, x) => sum + g.ms[x]!, 0),
+          )
+        )
+          expect(q.sharedEnds(a, b)).toBe(start + end);
+      }
+    }
     // Positions inside a shortcut, found by descending into it, are where its unpacked road puts them.
     for (let i = 0; i < 500; i++) {
       const e = Math.floor(rnd() * full.chHead.length);
