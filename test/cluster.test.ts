@@ -459,6 +459,10 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
     const downMs = await within(8000, async () => (await b.get(JSON_PATH, { 'X-API-Key': key })).status === 503);
     expect(downMs).toBeGreaterThanOrEqual(0);
     for (const s of [a, b]) {
+      // each node finds PostgreSQL gone at its own next poll: wait for this one too
+      expect(
+        await within(8000, async () => (await s.get(JSON_PATH, { 'X-API-Key': key })).status === 503),
+      ).toBeGreaterThanOrEqual(0);
       const r = await s.get(JSON_PATH, { 'X-API-Key': key });
       expect(r.status).toBe(503);
       expect(await errorCode(r)).toBe('MAPS_AUTH_UNAVAILABLE');
