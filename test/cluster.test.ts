@@ -48,6 +48,28 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
     return { id: k.id, key: k.key };
   }
 
+  /** Runs `fn` with a client of the test PostgreSQL, closed afterwards. */
+  async function withPg<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+    const client = new pg.Client({ connectionString: postgres.url });
+    await client.connect();
+    try {
+      return await fn(client);
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** The number a `SELECT ... AS n` query returns once it reaches `want` (polled for 3 s), or the last one read. */
+  const settledCount = (sql: string, params: unknown[], want: number) =>
+    withPg(async (client) => {
+      let n = 0;
+      await within(3000, async () => {
+        n = Number((await client.query<{ n: string }>(sql, params)).rows[0]!.n);
+        return n === want;
+      });
+      return n;
+    });
+
   beforeAll(async () => {
     await postgres.init();
     await redis.start();
@@ -124,16 +146,12 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
     ] as const)
       expect((await on.get(`/maps/v1/sprites/svc.json?t=${token}`)).status).toBe(200);
     // One secret, kept in PostgreSQL: the first node's own, offered when the cluster had none.
-    const client = new pg.Client({ connectionString: postgres.url });
-    await client.connect();
-    try {
+    await withPg(async (client) => {
       const r = await client.query<{ value: string }>("SELECT value FROM settings WHERE name = 'tile_token_secret'");
       expect(r.rows).toHaveLength(1);
       const own = [a, b].map((s) => readFileSync(join(s.dataDir, 'tile-token.secret'), 'utf8').trim());
       expect(own).toContain(r.rows[0]!.value);
-    } finally {
-      await client.end();
-    }
+    });
     expect((await adminCall(a, 'DELETE', `/admin/keys/${id}`)).status).toBe(200);
     for (const on of [a, b]) {
       const ms = await within(1000, async () => (await on.get(`/maps/v1/sprites/svc.json?t=${fromA}`)).status === 401);
@@ -189,9 +207,7 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
     const jwt = (sub: string, claims: Record<string, unknown>) =>
       `Bearer ${signJwt({ sub, exp: now + 3600, ...claims }, Buffer.from(JWT_SECRET))}`;
     // The sessions of the test above, seen with Redis up, are in PostgreSQL too (written off the request path).
-    const client = new pg.Client({ connectionString: postgres.url });
-    await client.connect();
-    try {
+    await withPg(async (client) => {
       const rows = async (sub: string) =>
         (await client.query<{ sid: string }>('SELECT sid FROM jwt_sessions WHERE sub = $1 ORDER BY sid', [sub])).rows;
       expect(await within(2000, async () => (await rows('rider-7')).length === 2)).toBeGreaterThanOrEqual(0);
@@ -216,9 +232,7 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
         return ha.status === 200 && hb.status === 200;
       });
       expect(back).toBeGreaterThanOrEqual(0);
-    } finally {
-      await client.end();
-    }
+    });
   }, 30_000);
 
   it('svcmaps keys create|list|show|revoke work against the cluster store', async () => {
@@ -303,22 +317,7 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
       expect((await a.get(JSON_PATH, { 'X-API-Key': key })).status).toBe(200);
       expect((await b.get(JSON_PATH, { 'X-API-Key': key })).status).toBe(200);
     }
-    const client = new pg.Client({ connectionString: postgres.url });
-    await client.connect();
-    try {
-      let total = 0;
-      await within(3000, async () => {
-        const r = await client.query<{ n: string }>(
-          'SELECT COALESCE(SUM(requests), 0) AS n FROM usage WHERE key_id = $1',
-          [id],
-        );
-        total = Number(r.rows[0]!.n);
-        return total === 6;
-      });
-      expect(total).toBe(6);
-    } finally {
-      await client.end();
-    }
+    expect(await settledCount('SELECT COALESCE(SUM(requests), 0) AS n FROM usage WHERE key_id = $1', [id], 6)).toBe(6);
     // Every node's usage, from any node and from the CLI, read from PostgreSQL: the nodes' own SQLite stores have none.
     for (const s of [a, b]) {
       const local = s.app.db.prepare('SELECT COUNT(*) AS n FROM usage WHERE key_id = ?').get(id) as { n: number };
@@ -355,22 +354,8 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
     expect(statuses.filter((s) => s === 200)).toHaveLength(daily);
     expect(statuses.slice(0, daily).every((s) => s === 200)).toBe(true);
     // PostgreSQL stays the durable record: every admitted miss lands there.
-    const client = new pg.Client({ connectionString: postgres.url });
-    await client.connect();
-    try {
-      let misses = 0;
-      await within(3000, async () => {
-        const r = await client.query<{ n: string }>(
-          "SELECT COALESCE(SUM(misses), 0) AS n FROM usage WHERE key_id = $1 AND bucket = 'tiles'",
-          [id],
-        );
-        misses = Number(r.rows[0]!.n);
-        return misses === daily;
-      });
-      expect(misses).toBe(daily);
-    } finally {
-      await client.end();
-    }
+    const misses = "SELECT COALESCE(SUM(misses), 0) AS n FROM usage WHERE key_id = $1 AND bucket = 'tiles'";
+    expect(await settledCount(misses, [id], daily)).toBe(daily);
   });
 
   it('a daily quota of N holds under concurrent requests on both nodes', async () => {
