@@ -361,6 +361,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
       threads?.close();
       directions.close();
       tileStack?.close();
+      if (!tileStack) services.staticMaps.close?.();
       db.close();
       void cluster?.close();
     },

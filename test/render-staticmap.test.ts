@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadImage } from '@napi-rs/canvas';
 import { startServer, type TestServer } from './helpers/app.js';
 import { bytesOf, pngSize } from './helpers/tiles.js';
+import { TileStaticMap } from '../src/render/staticmap.js';
+import type { TileService } from '../src/tiles/types.js';
 
 const PATH = '43.7305,7.4165,43.7384,7.4246,43.7440,7.4300';
 
@@ -68,4 +70,33 @@ describe('staticmap', () => {
     console.log(`staticmap: RSS grew ${grown.toFixed(1)} MB over 300 renders`);
     expect(grown).toBeLessThan(80);
   }, 60_000);
+
+  it('a map drawn in a static-map thread is the map drawn in-process, byte for byte', async () => {
+    const { createCanvas } = await import('@napi-rs/canvas');
+    const c = createCanvas(256, 256);
+    const ctx = c.getContext('2d');
+    ctx.fillStyle = '#c04040';
+    ctx.fillRect(0, 0, 128, 256); // left half red: the tiles must really be decoded and drawn
+    const tile = await c.encode('png');
+    const tiles: TileService = { tile: async () => ({ bytes: tile, source: 'fresh' }) };
+    const path = [
+      { lat: 31.95, lng: 35.9 },
+      { lat: 31.96, lng: 35.93 },
+    ];
+    const threaded = new TileStaticMap(tiles, { threads: 1 });
+    try {
+      const inProcess = await new TileStaticMap(tiles, { threads: 0 }).render(path, 300, 200);
+      const fromThread = await threaded.render(path, 300, 200);
+      expect(pngSize(fromThread)).toEqual({ w: 300, h: 200 });
+      expect(Buffer.compare(fromThread, inProcess)).toBe(0);
+      const px = createCanvas(300, 200).getContext('2d');
+      px.drawImage(await loadImage(fromThread), 0, 0);
+      const d = px.getImageData(0, 0, 300, 200).data;
+      let red = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] === 0xc0 && d[i + 1] === 0x40 && d[i + 2] === 0x40) red++;
+      expect(red).toBeGreaterThan(5000);
+    } finally {
+      threaded.close();
+    }
+  });
 });

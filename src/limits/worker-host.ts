@@ -1,6 +1,5 @@
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import { lowerThreadPriority } from '../core/thread-priority.js';
 
 /** What a pool thread is started with (see worker-pool.ts). */
 export interface HostData {
@@ -38,7 +37,7 @@ export function serveTasks<S>(
   const port = parentPort;
   if (!port) throw new Error('serveTasks runs in a worker thread');
   const data = workerData as HostData;
-  if (data.nice) lowerPriority(data.nice);
+  lowerThreadPriority(data.nice);
   let state: S | undefined;
   let setupError: Error | undefined;
   try {
@@ -62,27 +61,19 @@ export function serveTasks<S>(
     const check = () => {
       if (Atomics.load(data.cancel, data.slot) === id) throw new TaskCancelled();
     };
+    const reply = (v: unknown) => port.postMessage({ id, ok: true, v } satisfies HostReply);
+    const fail = (e: unknown) => {
+      const err = e as Error;
+      port.postMessage({ id, ok: false, e: err?.message ?? String(e), n: err?.name } satisfies HostReply);
+    };
     try {
       if (setupError || state === undefined) throw setupError ?? new Error('engine not initialised');
       const v = handle(state, m.p, check);
-      port.postMessage({ id, ok: true, v } satisfies HostReply);
+      // A handler may finish asynchronously (an image decode); the pool still sends one task at a time.
+      if (v instanceof Promise) v.then(reply, fail);
+      else reply(v);
     } catch (e) {
-      const err = e as Error;
-      port.postMessage({ id, ok: false, e: err?.message ?? String(e), n: err?.name } satisfies HostReply);
+      fail(e);
     }
   });
-}
-
-/**
- * Engine threads run at a lower CPU priority than the HTTP thread, so on a machine with fewer cores than busy
- * threads a long search yields to hot-path requests instead of sharing a core with them evenly. Linux keeps a nice
- * value per thread (setpriority on the thread's id); elsewhere, or if refused, the thread keeps the process's.
- */
-function lowerPriority(nice: number): void {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice);
-  } catch {
-    /* not Linux, or not allowed: same priority as the process */
-  }
 }

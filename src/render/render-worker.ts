@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { RenderStore } from '../store/render/reader.js';
 import { TileRenderer } from './tile-renderer.js';
+import { lowerThreadPriority } from '../core/thread-priority.js';
 import { GazetteerLabels } from '../places/labels.js';
 import type { TileFormat } from '../tiles/types.js';
 import { CANCEL_WORDS, type RenderThreadData } from './worker-pool.js';
@@ -20,7 +21,8 @@ interface Job {
   format: TileFormat;
 }
 
-const { dataDir, cancelled, testDelayMs } = workerData as RenderThreadData;
+const { dataDir, cancelled, testDelayMs, nice } = workerData as RenderThreadData;
+lowerThreadPriority(nice);
 const renderer = new TileRenderer({
   store: RenderStore.inDataDir(dataDir),
   places: GazetteerLabels.inDataDir(dataDir),

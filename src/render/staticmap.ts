@@ -1,22 +1,36 @@
-import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { availableParallelism } from 'node:os';
 import { setMaxListeners } from 'node:events';
 import { AppError, isAppError } from '../core/errors.js';
 import type { LatLng } from '../core/geo.js';
+import { WorkerPool, isTaskAbandoned } from '../limits/worker-pool.js';
 import type { StaticMapRenderer } from '../tiles/staticmap.js';
 import type { TileService } from '../tiles/types.js';
 import { latToY, lngToX } from './mercator.js';
-import { COLORS } from './style.js';
+import { composeStaticMap, type StaticMapSpec } from './staticmap-compose.js';
 
 const PAD_PX = 28;
 const MAX_ZOOM = 18;
+/** A map's drawing never outlives the whole-request timeout; its requester's signal usually ends it sooner. */
+const DRAW_DEADLINE_MS = 30_000;
+
+export interface TileStaticMapOptions {
+  /** Threads that decode, draw and encode maps: 0 draws in-process (tests); default the machine's parallelism. */
+  threads?: number;
+}
 
 /**
  * The static map: basemap tiles fetched through the same TileService as /tiles (so they come from and warm the
- * same caches), stitched at the highest zoom where the path fits with padding, then the path drawn anti-aliased
- * with a white casing and start/end markers. Nothing is kept between calls, so memory stays flat.
+ * same caches), stitched at the highest zoom where the path fits with padding, then the path drawn on top
+ * (staticmap-compose.ts). Fetching the tiles happens here; decoding, drawing and encoding happen in static-map
+ * threads, started on the first map, so a burst of maps never holds the event loop. Nothing is kept between calls.
  */
 export class TileStaticMap implements StaticMapRenderer {
-  constructor(private readonly tiles: TileService) {}
+  private pool?: WorkerPool;
+
+  constructor(
+    private readonly tiles: TileService,
+    private readonly o: TileStaticMapOptions = {},
+  ) {}
 
   async render(path: LatLng[], w: number, h: number, signal?: AbortSignal): Promise<Buffer> {
     const xs = path.map((p) => lngToX(p.lng));
@@ -31,10 +45,13 @@ export class TileStaticMap implements StaticMapRenderer {
     const ox = (minX + maxX) / 2 - w / 2 / k;
     const oy = (minY + maxY) / 2 - h / 2 / k;
 
-    const canvas = createCanvas(w, h);
-    const ctx = canvas.getContext('2d');
-    ctx.fillStyle = COLORS.land;
-    ctx.fillRect(0, 0, w, h);
+    const spec: StaticMapSpec = {
+      w,
+      h,
+      tiles: [],
+      px: xs.map((x) => (x - ox) * k),
+      py: ys.map((y) => (y - oy) * k),
+    };
     const jobs: Array<Promise<void>> = [];
     // Once one tile fails the map is lost: its other queued tiles are dropped too.
     const stop = new AbortController();
@@ -47,10 +64,13 @@ export class TileStaticMap implements StaticMapRenderer {
           // Batch work: a person's cold tiles go first; a map nobody waits for any more drops its queued tiles.
           this.tiles
             .tile({ z, x: wrapped, y: ty, scale: 1, format: 'png', prefetch: false, lane: 'batch', signal: tileSignal })
-            .then(async (t) => {
-              if (!t) return; // origin has no tile here: the land background shows
-              const img = await loadImage(t.bytes);
-              ctx.drawImage(img, Math.round((tx / n - ox) * k), Math.round((ty / n - oy) * k), 256, 256);
+            .then((t) => {
+              // no tile here (origin has none): the land background shows
+              if (!t) return;
+              // a view into a larger buffer would be copied whole to the drawing thread: copy just the tile
+              const b = t.bytes;
+              const bytes = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b : new Uint8Array(b);
+              spec.tiles.push({ bytes, x: Math.round((tx / n - ox) * k), y: Math.round((ty / n - oy) * k) });
             }),
         );
       }
@@ -64,40 +84,33 @@ export class TileStaticMap implements StaticMapRenderer {
       const shed = isAppError(e) && (e.code === 'TILE_BACKPRESSURE' || e.code === 'TILE_ORIGIN_TIMEOUT');
       throw new AppError(shed ? 'RENDER_BACKPRESSURE' : 'RENDER_FAILED', why);
     }
-
-    const px = xs.map((x) => (x - ox) * k);
-    const py = ys.map((y) => (y - oy) * k);
-    ctx.lineJoin = 'round';
-    ctx.lineCap = 'round';
-    ctx.beginPath();
-    px.forEach((x, i) => (i ? ctx.lineTo(x, py[i]!) : ctx.moveTo(x, py[i]!)));
-    ctx.strokeStyle = 'rgba(255,255,255,0.95)';
-    ctx.lineWidth = 8;
-    ctx.stroke();
-    ctx.strokeStyle = '#1a66d9';
-    ctx.lineWidth = 5;
-    ctx.stroke();
-    marker(ctx, px[0]!, py[0]!, '#1e9e4a');
-    marker(ctx, px[px.length - 1]!, py[py.length - 1]!, '#d93025');
-    return canvas.encode('png');
+    return this.draw(spec, signal);
   }
-}
 
-function marker(
-  ctx: ReturnType<ReturnType<typeof createCanvas>['getContext']>,
-  x: number,
-  y: number,
-  color: string,
-): void {
-  ctx.beginPath();
-  ctx.arc(x, y, 7.5, 0, Math.PI * 2);
-  ctx.fillStyle = color;
-  ctx.fill();
-  ctx.lineWidth = 2.5;
-  ctx.strokeStyle = '#ffffff';
-  ctx.stroke();
-  ctx.beginPath();
-  ctx.arc(x, y, 2.5, 0, Math.PI * 2);
-  ctx.fillStyle = '#ffffff';
-  ctx.fill();
+  private async draw(spec: StaticMapSpec, signal?: AbortSignal): Promise<Buffer> {
+    const threads = this.o.threads ?? availableParallelism();
+    if (threads < 1) return composeStaticMap(spec);
+    this.pool ??= new WorkerPool({
+      name: 'staticmap',
+      here: import.meta.url,
+      module: 'staticmap-worker',
+      size: threads,
+      // whole maps are already admitted a few at a time (admission.staticmap): the queue never fills in practice
+      queue: 1024,
+      shedCode: 'RENDER_BACKPRESSURE',
+      timeoutMs: DRAW_DEADLINE_MS,
+      init: null,
+    });
+    try {
+      const png = await this.pool.run<Uint8Array>(spec, { signal });
+      return Buffer.from(png.buffer, png.byteOffset, png.byteLength);
+    } catch (e) {
+      if (isTaskAbandoned(e)) throw new AppError('RENDER_BACKPRESSURE', `static map not drawn: ${e.reason}`);
+      throw e;
+    }
+  }
+
+  close(): void {
+    this.pool?.close();
+  }
 }

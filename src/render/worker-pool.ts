@@ -15,7 +15,17 @@ export interface RenderThreadData {
   /** Ids of abandoned renders, each at `id % CANCEL_WORDS`: a thread skips a render it finds there. */
   cancelled: Int32Array;
   testDelayMs?: number;
+  /** Niceness of the thread (see core/thread-priority.ts). */
+  nice: number;
 }
+
+/**
+ * Render threads yield the CPU to the HTTP thread more than routing and places threads do (their default is 4):
+ * a burst of maps and cold tiles is batch work beside the requests the event loop answers, and the event loop is
+ * mostly idle, so drawing still gets nearly all of a free core (bench:overload: /livez p99 during bursts fell by
+ * about a third at 10, with the same goodput).
+ */
+const RENDER_NICE = 10;
 
 /** Renders a thread may hold at once are a few; 4096 words keep an abandoned id until thousands of later ones. */
 export const CANCEL_WORDS = 4096;
@@ -85,6 +95,7 @@ export class RenderPool {
       dataDir: this.dataDir,
       cancelled: this.cancelled,
       testDelayMs: this.hooks.testDelayMs,
+      nice: RENDER_NICE,
     };
     const worker = startModuleWorker(here, 'render-worker', workerData);
     worker.unref(); // an idle render thread never keeps the process alive

@@ -115,5 +115,13 @@ export function createTileStack(
     concurrency: b.staticmap.concurrency,
     lanes: { batch: { queue: b.staticmap.queue, waitMs: b.staticmap.waitMs } },
   });
-  return { tiles, staticMaps: new AdmittedStaticMaps(new TileStaticMap(tiles), maps), close: () => tiles.close() };
+  const staticMaps = new AdmittedStaticMaps(new TileStaticMap(tiles), maps);
+  return {
+    tiles,
+    staticMaps,
+    close: () => {
+      staticMaps.close();
+      tiles.close();
+    },
+  };
 }

@@ -30,6 +30,8 @@ export function clampSize(raw: string | null, fallback: number): number {
 export interface StaticMapRenderer {
   /** `signal` fires when nobody waits for the map any more: work not started yet is dropped. */
   render(path: LatLng[], w: number, h: number, signal?: AbortSignal): Promise<Buffer>;
+  /** Stops the threads it drew with, if any. */
+  close?(): void;
 }
 
 /**
@@ -61,6 +63,10 @@ export class AdmittedStaticMaps implements StaticMapRenderer {
       if (isAdmissionRefused(e)) throw new AppError('RENDER_BACKPRESSURE', e.message, { retryAfter: e.retryAfterS });
       throw e;
     }
+  }
+
+  close(): void {
+    this.inner.close?.();
   }
 }
 
