@@ -13,45 +13,28 @@
  *   tiles-1000 1,000 cold z14 tiles at once
  * Per scenario: answers by status, goodput (successful answers per second, first request sent to last answer) and its
  * ratio to the baseline, latency of refusals (503/504) p95 and whether each carried Retry-After, the slowest answer,
- * /livez and a hot tile p99 (each probed every 25 ms during the burst) and the server's peak RSS.
+ * /livez and a hot tile p99 (each probed every 25 ms during the burst, from a separate process) and the server's peak
+ * RSS. Requests go over raw HTTP/1.1 sockets (bench/raw-get.ts), one connection each.
  *
  * Tunables (environment): BENCH_BASELINE_MAPS (32). Results are also written to bench/results/overload-<time>.json.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fork } from 'node:child_process';
 import { ensurePlacesDb } from '../src/places/load.js';
 import { ROOT, startProc, type Proc } from './tiles-proc.js';
+import { rawGet, type Answer } from './raw-get.js';
 
 const BASELINE_MAPS = Number(process.env.BENCH_BASELINE_MAPS ?? 32);
 const REQUEST_TIMEOUT_MS = 30_000;
 
-interface Answer {
-  status: number;
-  ms: number;
-  retryAfter: boolean;
-  source?: string;
-}
-
-let base = '';
+let port = 0;
 let apiKey = '';
 let token = '';
 
-async function get(path: string, headers: Record<string, string> = {}): Promise<Answer> {
-  const t0 = performance.now();
-  try {
-    const r = await fetch(base + path, { headers, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS + 15_000) });
-    await r.arrayBuffer();
-    return {
-      status: r.status,
-      ms: performance.now() - t0,
-      retryAfter: r.headers.has('retry-after'),
-      source: r.headers.get('x-tile-source') ?? undefined,
-    };
-  } catch {
-    return { status: 0, ms: performance.now() - t0, retryAfter: false }; // connection failed or client gave up
-  }
-}
+const get = (path: string, headers: Record<string, string> = {}): Promise<Answer> =>
+  rawGet(port, path, headers, REQUEST_TIMEOUT_MS + 15_000);
 
 /** A path over an area no other request of this run drew (spread over the globe by a golden-ratio sequence). */
 let area = 0;
@@ -80,25 +63,24 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 };
 
-/** Probes /livez and a hot tile every 25 ms and samples the server's RSS every 100 ms until stopped. */
-function watch(proc: Proc, hotTile: string) {
-  let on = true;
-  const livez: number[] = [];
-  const hot: number[] = [];
+/**
+ * Probes /livez and a hot tile every 25 ms from a separate process (bench/probe-child.ts) and samples the server's
+ * RSS every 100 ms until stopped.
+ */
+async function watch(proc: Proc, hotTile: string) {
+  const child = fork(join(ROOT, 'bench/probe-child.ts'), [String(port), '/livez', hotTile], {
+    execArgv: ['--import', 'tsx'],
+  });
+  await new Promise((r) => child.once('message', r)); // 'ready'
   let peakRss = proc.rssMb();
-  const probe = async (path: string, into: number[]) => {
-    while (on) {
-      into.push((await get(path)).ms);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
-  const probes = [probe('/livez', livez), probe(hotTile, hot)];
   const rss = setInterval(() => (peakRss = Math.max(peakRss, proc.rssMb())), 100);
   return async () => {
-    on = false;
     clearInterval(rss);
-    await Promise.all(probes);
-    return { livezP99: pct(livez, 99), hotP99: pct(hot, 99), peakRssMb: Math.max(peakRss, proc.rssMb()) };
+    const [livez, hot] = await new Promise<number[][]>((r) => {
+      child.once('message', (m) => r(m as number[][]));
+      child.send('stop');
+    });
+    return { livezP99: pct(livez!, 99), hotP99: pct(hot!, 99), peakRssMb: Math.max(peakRss, proc.rssMb()) };
   };
 }
 
@@ -124,7 +106,7 @@ function summarise(
   scenario: string,
   answers: Answer[],
   seconds: number,
-  w: Awaited<ReturnType<ReturnType<typeof watch>>>,
+  w: Awaited<ReturnType<Awaited<ReturnType<typeof watch>>>>,
 ): Row {
   const ok = answers.filter((a) => a.status === 200);
   const refused = answers.filter((a) => a.status === 503 || a.status === 504);
@@ -166,7 +148,8 @@ async function main(): Promise<void> {
   await ensurePlacesDb(dataDir); // the embedded default a fresh `serve` installs
   const proc = await startProc('serve-app.ts', [dataDir]);
   try {
-    base = `http://127.0.0.1:${proc.port}`;
+    port = proc.port;
+    const base = `http://127.0.0.1:${proc.port}`;
     apiKey = proc.ready.apiKey!;
     const K = { 'X-API-Key': apiKey };
     const minted = await fetch(`${base}/maps/v1/tile-token`, { method: 'POST', headers: K });
@@ -178,7 +161,7 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
 
     {
-      const w = watch(proc, hotTile);
+      const w = await watch(proc, hotTile);
       const t0 = performance.now();
       const answers: Answer[] = [];
       let next = 0;
@@ -192,7 +175,7 @@ async function main(): Promise<void> {
     const baseline = rows[0]!.goodput;
     const run = async (scenario: string, go: () => Promise<{ answers: Answer[]; seconds: number }>, maps = true) => {
       await settle();
-      const w = watch(proc, hotTile);
+      const w = await watch(proc, hotTile);
       const { answers, seconds } = await go();
       const row = summarise(scenario, answers, seconds, await w());
       if (maps) row.ratio = row.goodput / baseline; // tiles per second are not comparable with maps per second

@@ -21,8 +21,13 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
+/**
+ * Starts `script` under node with tsx. BENCH_SERVER_NODE_ARGS adds node flags to the server alone, e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it (node refuses --cpu-prof in NODE_OPTIONS).
+ */
 export function startProc(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Proc> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, script), ...args], {
+  const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...extra, '--import', 'tsx', join(HERE, script), ...args], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, ...env },

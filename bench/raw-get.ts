@@ -1,0 +1,54 @@
+import { connect } from 'node:net';
+
+/** One answer as the overload benchmarks record it. */
+export interface Answer {
+  status: number;
+  ms: number;
+  retryAfter: boolean;
+  source?: string;
+}
+
+/**
+ * A GET over its own HTTP/1.1 connection (`Connection: close`), read to the end. A load generator on the same two
+ * cores as the server must cost little per request, or its own event loop becomes what the benchmark measures:
+ * `fetch` spends about a millisecond of client CPU per request, so 600 of them at once delayed every answer the
+ * client read by hundreds of milliseconds. This costs a socket and a few string operations. status 0 = connection
+ * failed or the client gave up after `timeoutMs`.
+ */
+export function rawGet(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+  timeoutMs = 45_000,
+): Promise<Answer> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const sock = connect(port, '127.0.0.1');
+    let done = false;
+    const finish = (a: Omit<Answer, 'ms'>) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      sock.destroy();
+      resolve({ ...a, ms: performance.now() - t0 });
+    };
+    const timer = setTimeout(() => finish({ status: 0, retryAfter: false }), timeoutMs);
+    let head = `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n`;
+    for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
+    sock.write(`${head}\r\n`);
+    sock.on('data', (c) => chunks.push(c));
+    sock.on('error', () => finish({ status: 0, retryAfter: false }));
+    sock.on('close', () => {
+      const text = Buffer.concat(chunks).toString('latin1');
+      const end = text.indexOf('\r\n\r\n');
+      const status = end < 0 ? 0 : Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
+      const headLines = end < 0 ? '' : text.slice(0, end).toLowerCase();
+      finish({
+        status,
+        retryAfter: headLines.includes('\r\nretry-after:'),
+        source: /\r\nx-tile-source: *([^\r]*)/.exec(headLines)?.[1],
+      });
+    });
+  });
+}
