@@ -35,7 +35,7 @@ export function viaAlternatives(
 ): RoutePath[] {
   // Via nodes on the primary at its own cost lead back to the primary: skipped without unpacking them.
   const onPrimary = new Uint32Array(primary.edges.length);
-  primary.edges.forEach((e, i) => (onPrimary[i] = g.head[e]!));
+  for (let i = 0; i < onPrimary.length; i++) onPrimary[i] = g.head[primary.edges[i]!]!;
   onPrimary.sort();
   // Accepted routes: their packed paths (for the shared ends) and their edges, sorted (overlap is then a
   // binary search per edge, with no per-node or per-edge scratch memory in every routing thread).
@@ -66,9 +66,10 @@ export function viaAlternatives(
     if (!locallyOptimal(check, q, v, sNode, bestCost * LOCAL_FRACTION)) continue;
     // the few candidates left are unpacked for the exact tests
     const edges = q.unpack(v);
-    if (accepted.some((a) => shared(g, edges, a.edges) >= MAX_SHARE * cost)) continue;
+    const sorted = sortedEdges(edges);
+    if (accepted.some((a) => shared(g, sorted, a.edges) >= MAX_SHARE * cost)) continue;
     if (!simple(g, sNode, edges)) continue;
-    accepted.push({ packed, edges: sortedEdges(edges) });
+    accepted.push({ packed, edges: sorted });
     out.push(assemble(g, from, to, sNode, edges, tNode));
   }
   return out;
@@ -83,10 +84,10 @@ interface Candidate {
   rank: number;
 }
 
-const sortedEdges = (edges: number[]) => Uint32Array.from(edges).sort();
+const sortedEdges = (edges: Uint32Array) => edges.slice().sort();
 
 /** No node visited twice (sorted copy of the visited nodes, then neighbours compared). */
-function simple(g: RoadGraph, start: number, edges: number[]): boolean {
+function simple(g: RoadGraph, start: number, edges: Uint32Array): boolean {
   const nodes = new Uint32Array(edges.length + 1);
   nodes[0] = start;
   for (let i = 0; i < edges.length; i++) nodes[i + 1] = g.head[edges[i]!]!;
@@ -108,10 +109,17 @@ function has(sorted: Uint32Array, x: number): boolean {
   return false;
 }
 
-/** Travel time of `edges` that also lies on the other route. */
-function shared(g: RoadGraph, edges: number[], other: Uint32Array): number {
+/**
+ * Travel time of `edges` that also lies on the other route, both sorted: one merge over the two lists (each
+ * occurrence in `edges` counts, as many times as it occurs).
+ */
+function shared(g: RoadGraph, edges: Uint32Array, other: Uint32Array): number {
   let s = 0;
-  for (const e of edges) if (has(other, e)) s += g.ms[e]!;
+  for (let i = 0, j = 0; i < edges.length && j < other.length; i++) {
+    const e = edges[i]!;
+    while (j < other.length && other[j]! < e) j++;
+    if (other[j] === e) s += g.ms[e]!;
+  }
   return s;
 }
 

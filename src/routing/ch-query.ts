@@ -64,6 +64,7 @@ export class CHQuery {
     qF.clear();
     qB.clear();
     this.meetNodes.length = 0;
+    this.unpacked.clear();
     for (const [v, o] of sources) if (F.relax(v, o, -1)) qF.push(v, o);
     for (const [v, o] of targets) if (B.relax(v, o, -1)) qB.push(v, o);
     let best = Infinity,
@@ -248,15 +249,89 @@ export class CHQuery {
     return shared;
   }
 
-  /** Graph edge ids (original edges) of the path source -> meet -> target found by the last run. */
-  unpack(meet: number): number[] {
+  /**
+   * Graph edge ids (original edges) of the path source -> meet -> target found by the last run. Paths through one
+   * search's trees share their CH edges near the seeds (the alternatives share them with the primary), so the road
+   * of every CH edge unpacked since the last run is remembered and copied instead of unpacked again.
+   */
+  unpack(meet: number): Uint32Array {
     const { fwd: F, bwd: B, ch } = this;
-    const up: number[] = [];
-    for (let v = meet; F.par(v) >= 0; v = ch.chTail[F.par(v)]!) up.push(F.par(v));
-    const out: number[] = [];
-    for (let i = up.length - 1; i >= 0; i--) this.expand(up[i]!, out);
-    for (let v = meet; B.par(v) >= 0; v = ch.chHead[B.par(v)]!) this.expand(B.par(v), out);
+    const packed = this.packedScratch;
+    packed.length = 0;
+    for (let v = meet; F.par(v) >= 0; v = ch.chTail[F.par(v)]!) packed.push(F.par(v));
+    packed.reverse();
+    for (let v = meet; B.par(v) >= 0; v = ch.chHead[B.par(v)]!) packed.push(B.par(v));
+    const starts: number[] = [];
+    let n = 0;
+    for (const e of packed) {
+      starts.push(n);
+      const seen = this.unpacked.get(e);
+      if (seen) {
+        const len = seen[2] - seen[1];
+        this.reserve(n + len);
+        this.road.set(seen[0].subarray(seen[1], seen[2]), n);
+        n += len;
+      } else n = this.expandInto(e, n);
+    }
+    const out = this.road.slice(0, n);
+    for (let k = 0; k < packed.length; k++)
+      if (!this.unpacked.has(packed[k]!))
+        this.unpacked.set(packed[k]!, [out, starts[k]!, k + 1 < packed.length ? starts[k + 1]! : n]);
     return out;
+  }
+
+  /** The roads of CH edges unpacked since the last run: the array holding each and its range there. */
+  private readonly unpacked = new Map<number, [road: Uint32Array, start: number, end: number]>();
+  private readonly packedScratch: number[] = [];
+  /** Unpacking scratch: the road being written and the stack of CH edges still to expand. */
+  private road = new Uint32Array(1 << 14);
+  private partsA = new Int32Array(1024);
+  private partsB = new Int32Array(1024);
+
+  private reserve(n: number): void {
+    if (n <= this.road.length) return;
+    const r = new Uint32Array(Math.max(n, 2 * this.road.length));
+    r.set(this.road);
+    this.road = r;
+  }
+
+  /**
+   * Writes CH edge e's original edges at position n of the road scratch; returns the position after them. The
+   * shortcut is unpacked one level per pass over the list of its parts (a part < 0 is a road edge, as chA codes it,
+   * and is copied on): the lookups of one pass do not depend on each other, so they overlap in memory instead of
+   * waiting one after the other as a descent does.
+   */
+  private expandInto(e: number, n: number): number {
+    const { chA, chB } = this.ch;
+    let cur = this.partsA,
+      next = this.partsB,
+      len = 1;
+    cur[0] = e;
+    for (let more = true; more;) {
+      if (next.length < 2 * len) next = new Int32Array(4 * len);
+      more = false;
+      let m = 0;
+      for (let i = 0; i < len; i++) {
+        const x = cur[i]!;
+        if (x < 0) next[m++] = x;
+        else {
+          const a = chA[x]!;
+          next[m++] = a;
+          if (a >= 0) {
+            next[m++] = chB[x]!;
+            more = true;
+          }
+        }
+      }
+      [cur, next] = [next, cur];
+      len = m;
+    }
+    this.partsA = cur;
+    this.partsB = next;
+    this.reserve(n + len);
+    const road = this.road;
+    for (let i = 0; i < len; i++) road[n + i] = -1 - cur[i]!;
+    return n + len;
   }
 
   /**

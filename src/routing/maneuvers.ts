@@ -19,27 +19,36 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
   /** Bearing of piece i (from point i to point i + 1). */
   const brg = (i: number) => bearingOf(pts[2 * i]!, pts[2 * i + 1]!, pts[2 * i + 2]!, pts[2 * i + 3]!);
   const steps: Array<{ at: number; input: InstructionInput; way: number }> = [];
-  steps.push({ at: 0, way: way[0]!, input: { type: 'depart', bearing: brg(0), name: nameOf(way[0]!) } });
+  const departBrg = brg(0);
+  steps.push({ at: 0, way: way[0]!, input: { type: 'depart', bearing: departBrg, name: nameOf(way[0]!) } });
   let exits = 0;
   let roundaboutStep: (typeof steps)[number] | undefined;
+  // the bearing of the last piece computed: piece i + 1's is piece i's way in at the next boundary
+  let lastBrg = departBrg,
+    lastBrgOf = 0;
+  const first = g.first,
+    node = p.node,
+    wayRoundabout = g.wayRoundabout;
   for (let i = 0; i + 1 < n; i++) {
     const aWay = way[i]!,
       bWay = way[i + 1]!;
-    const v = p.node[i]!;
+    const v = node[i]!;
     // Fast path: a shape point inside one way with no other way out (most boundaries) has nothing to announce.
-    if (aWay === bWay && v >= 0 && g.first[v + 1]! - g.first[v]! <= 2) continue;
-    const rbIn = g.wayRoundabout[aWay] === 1,
-      rbOut = g.wayRoundabout[bWay] === 1;
-    const inB = brg(i);
-    const angle = turnAngle(inB, brg(i + 1));
-    const opts = options(g, v, p, i, inB);
+    if (aWay === bWay && v >= 0 && first[v + 1]! - first[v]! <= 2) continue;
+    const rbIn = wayRoundabout[aWay] === 1,
+      rbOut = wayRoundabout[bWay] === 1;
+    const inB = lastBrgOf === i ? lastBrg : brg(i);
+    const outB = brg(i + 1);
+    lastBrg = outB;
+    lastBrgOf = i + 1;
+    const angle = turnAngle(inB, outB);
     if (rbIn || rbOut) {
       if (!rbIn && rbOut) {
         exits = 0;
         roundaboutStep = { at: i + 1, way: bWay, input: { type: 'roundabout', exit: 1, name: '' } };
         steps.push(roundaboutStep);
       } else if (rbIn) {
-        if (opts.others.some((o) => !g.wayRoundabout[o.way])) exits++;
+        if (options(g, v, p, i, inB).some((o) => !g.wayRoundabout[o.way])) exits++;
         if (!rbOut) {
           if (roundaboutStep) {
             roundaboutStep.input.exit = Math.max(1, exits + 1);
@@ -60,27 +69,35 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
     }
     // way names are interned at import (one index per distinct name tuple), so indices compare like the names
     const renamed = g.wayName[aWay] !== g.wayName[bWay];
+    // straight on along the same road: nothing to say, and no need to look at the junction's other ways
+    if (!renamed && Math.abs(angle) < 20) continue;
     const mod = modifierOf(angle);
     const inCls = className(g.wayCls[aWay]!),
       outCls = className(g.wayCls[bWay]!);
     let input: InstructionInput | undefined;
-    if (!renamed && Math.abs(angle) < 20)
-      input = undefined; // straight on along the same road
-    else if (mod === 'uturn') input = { type: 'turn', modifier: 'uturn', name: nameOf(bWay) };
-    else if (inCls.endsWith('_link') && (outCls === 'motorway' || outCls === 'trunk') && opts.merging) {
+    if (mod === 'uturn') input = { type: 'turn', modifier: 'uturn', name: nameOf(bWay) };
+    else if (
+      inCls.endsWith('_link') &&
+      (outCls === 'motorway' || outCls === 'trunk') &&
+      // a merge needs the target road to exist before the junction too, i.e. the junction has a way in besides ours
+      g.wayCls[aWay] !== g.wayCls[bWay]
+    ) {
       input = { type: 'merge', modifier: angle < 0 ? 'slight left' : 'slight right', name: nameOf(bWay) };
-    } else if (opts.others.length === 1 && Math.abs(angle) < 45 && Math.abs(opts.others[0]!.angle) < 45) {
-      input = {
-        type: 'fork',
-        modifier: angle < opts.others[0]!.angle ? 'slight left' : 'slight right',
-        name: nameOf(bWay),
-      };
-    } else if (Math.abs(angle) >= 45 && (opts.others.length > 0 || renamed)) {
-      // a real turn: either there was another way to go, or the road bends onto a new street
-      if (renamed || opts.others.some((o) => Math.abs(o.angle) < Math.abs(angle)))
-        input = { type: 'turn', modifier: mod, name: nameOf(bWay) };
-    } else if (renamed && nameOf(bWay)) {
-      input = { type: 'continue', modifier: mod, name: nameOf(bWay) };
+    } else {
+      const others = options(g, v, p, i, inB);
+      if (others.length === 1 && Math.abs(angle) < 45 && Math.abs(others[0]!.angle) < 45) {
+        input = {
+          type: 'fork',
+          modifier: angle < others[0]!.angle ? 'slight left' : 'slight right',
+          name: nameOf(bWay),
+        };
+      } else if (Math.abs(angle) >= 45 && (others.length > 0 || renamed)) {
+        // a real turn: either there was another way to go, or the road bends onto a new street
+        if (renamed || others.some((o) => Math.abs(o.angle) < Math.abs(angle)))
+          input = { type: 'turn', modifier: mod, name: nameOf(bWay) };
+      } else if (renamed && nameOf(bWay)) {
+        input = { type: 'continue', modifier: mod, name: nameOf(bWay) };
+      }
     }
     if (input) steps.push({ at: i + 1, way: bWay, input });
   }
@@ -137,11 +154,11 @@ const turnAngle = (inB: number, outB: number) => ((outB - inB + 540) % 360) - 18
 
 /**
  * The other drivable choices at the junction between pieces i and i + 1 (excluding the taken one and going
- * back), with their turn angles from `inB`; `merging` says whether another road also flows into the junction.
+ * back), with their turn angles from `inB`.
  */
 function options(g: RoadGraph, v: number, p: RoutePath, i: number, inB: number) {
   const others: Array<{ way: number; angle: number }> = [];
-  if (v < 0) return { others, merging: false };
+  if (v < 0) return others;
   const pts = p.pts;
   const backX = pts[2 * i]!,
     backY = pts[2 * i + 1]!; // where piece i came from
@@ -156,7 +173,5 @@ function options(g: RoadGraph, v: number, p: RoutePath, i: number, inB: number) 
     if ((x === backX && y === backY) || (x === takenX && y === takenY)) continue;
     others.push({ way: g.way[e]!, angle: turnAngle(inB, bearingOf(atX, atY, x, y)) });
   }
-  // A merge needs the target road to exist before the junction too, i.e. the junction has a way in besides ours.
-  const merging = g.wayCls[p.way[i]!] !== g.wayCls[p.way[i + 1]!];
-  return { others, merging };
+  return others;
 }

@@ -16,7 +16,7 @@ export interface RoutePath {
   /** [lng0, lat0, lng1, lat1, ...]: n + 1 points. */
   pts: Float64Array;
   /** Graph edges in order (for overlap tests between alternatives). */
-  edges: number[];
+  edges: Uint32Array;
   distM: number;
   ms: number;
 }
@@ -67,7 +67,7 @@ export function targetSeeds(g: RoadGraph, s: Snap): Seed[] {
 /** Collects pieces in driving order; pieces of (almost) zero length carry no geometry and would confuse bearings. */
 class PathBuilder {
   private readonly p: RoutePath;
-  constructor(cap: number, edges: number[]) {
+  constructor(cap: number, edges: Uint32Array) {
     this.p = {
       n: 0,
       way: new Uint32Array(cap),
@@ -121,6 +121,49 @@ class PathBuilder {
     p.distM += distM;
     p.ms += ms;
   }
+  /**
+   * `add` for each of `edges` (a connected run starting at node `prev`), inlined: a long route has ~10^4 of them.
+   * Each piece starts where the previous edge ended, so every node's coordinates are read once.
+   */
+  addEdges(g: RoadGraph, edges: Uint32Array, prev: number) {
+    const p = this.p,
+      { way, node, dist, time, pts } = p;
+    const { head, lon, lat } = g;
+    let n = p.n,
+      distM = p.distM,
+      ms = p.ms,
+      fx = lon[prev]!,
+      fy = lat[prev]!;
+    for (let k = 0; k < edges.length; k++) {
+      const e = edges[k]!,
+        h = head[e]!,
+        tx = lon[h]!,
+        ty = lat[h]!,
+        d = g.dist[e]!;
+      if (this.first === undefined) this.first = [g.way[e]!, d, g.ms[e]!, fx, fy, tx, ty, h];
+      if (!(d <= 0.01)) {
+        const t = g.ms[e]!;
+        if (n === 0) {
+          pts[0] = fx;
+          pts[1] = fy;
+        }
+        way[n] = g.way[e]!;
+        node[n] = h;
+        dist[n] = d;
+        time[n] = t;
+        pts[2 * n + 2] = tx;
+        pts[2 * n + 3] = ty;
+        distM += d;
+        ms += t;
+        n++;
+      }
+      fx = tx;
+      fy = ty;
+    }
+    p.n = n;
+    p.distM = distM;
+    p.ms = ms;
+  }
   done(): RoutePath {
     if (this.p.n === 0 && this.first) this.put(...this.first);
     return this.p;
@@ -148,15 +191,17 @@ function partial(g: RoadGraph, s: Snap, node: number, atStart: boolean, out: Pat
 }
 
 /** Assembles a full route from the source seed node, the graph edges between, and the target seed node. */
-export function assemble(g: RoadGraph, from: Snap, to: Snap, sNode: number, edges: number[], tNode: number): RoutePath {
+export function assemble(
+  g: RoadGraph,
+  from: Snap,
+  to: Snap,
+  sNode: number,
+  edges: Uint32Array,
+  tNode: number,
+): RoutePath {
   const b = new PathBuilder(edges.length + 2, edges);
   partial(g, from, sNode, true, b);
-  let prev = sNode;
-  for (const e of edges) {
-    const h = g.head[e]!;
-    b.add(g.way[e]!, g.dist[e]!, g.ms[e]!, g.lon[prev]!, g.lat[prev]!, g.lon[h]!, g.lat[h]!, h);
-    prev = h;
-  }
+  b.addEdges(g, edges, sNode);
   partial(g, to, tNode, false, b);
   return b.done();
 }
@@ -169,7 +214,7 @@ export function directPath(g: RoadGraph, from: Snap, to: Snap): RoutePath | unde
   if (i0 === i1) return undefined;
   const e = g.segEdges[i0]!;
   const frac = Math.abs(to.t - from.t);
-  const b = new PathBuilder(1, []);
+  const b = new PathBuilder(1, new Uint32Array(0));
   b.add(g.way[e]!, frac * g.dist[e]!, frac * g.ms[e]!, r7(from.lon), r7(from.lat), r7(to.lon), r7(to.lat), -1);
   return b.done();
 }
@@ -213,6 +258,15 @@ function writePoint(buf: Buffer, at: number, x: number, y: number, comma: boolea
   return at;
 }
 
+/** DIGITS4[4k..4k+3]: k (0..9999) as four ASCII digits. */
+const DIGITS4 = new Uint8Array(40000);
+for (let k = 0; k < 10000; k++) {
+  DIGITS4[4 * k] = 0x30 + Math.floor(k / 1000);
+  DIGITS4[4 * k + 1] = 0x30 + (Math.floor(k / 100) % 10);
+  DIGITS4[4 * k + 2] = 0x30 + (Math.floor(k / 10) % 10);
+  DIGITS4[4 * k + 3] = 0x30 + (k % 10);
+}
+
 /** Writes v / 1e7 with exactly 7 decimals (v an integer, |v| < 2^53). */
 function writeFixed7(buf: Buffer, at: number, v: number): number {
   if (v < 0) {
@@ -220,15 +274,22 @@ function writeFixed7(buf: Buffer, at: number, v: number): number {
     v = -v;
   }
   const int = Math.floor(v / 1e7);
-  let frac = v - int * 1e7;
+  const frac = v - int * 1e7;
   // integer part: degrees, at most 3 digits
   if (int >= 100) buf[at++] = 0x30 + Math.floor(int / 100);
   if (int >= 10) buf[at++] = 0x30 + (Math.floor(int / 10) % 10);
   buf[at++] = 0x30 + (int % 10);
   buf[at++] = 0x2e; // .
-  for (let k = at + 6; k >= at; k--) {
-    buf[k] = 0x30 + (frac % 10);
-    frac = Math.floor(frac / 10);
-  }
+  // the 7 decimals as 3 + 4 digits from the table
+  const hi = Math.floor(frac / 10000),
+    lo = 4 * (frac - hi * 10000),
+    h = 4 * hi;
+  buf[at] = DIGITS4[h + 1]!;
+  buf[at + 1] = DIGITS4[h + 2]!;
+  buf[at + 2] = DIGITS4[h + 3]!;
+  buf[at + 3] = DIGITS4[lo]!;
+  buf[at + 4] = DIGITS4[lo + 1]!;
+  buf[at + 5] = DIGITS4[lo + 2]!;
+  buf[at + 6] = DIGITS4[lo + 3]!;
   return at + 7;
 }
