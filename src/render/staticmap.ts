@@ -7,6 +7,7 @@ import type { StaticMapRenderer } from '../tiles/staticmap.js';
 import type { TileService } from '../tiles/types.js';
 import { latToY, lngToX } from './mercator.js';
 import { composeStaticMap, type StaticMapSpec } from './staticmap-compose.js';
+import { RENDER_NICE } from './worker-pool.js';
 
 const PAD_PX = 28;
 const MAX_ZOOM = 18;
@@ -100,6 +101,7 @@ export class TileStaticMap implements StaticMapRenderer {
       shedCode: 'RENDER_BACKPRESSURE',
       timeoutMs: DRAW_DEADLINE_MS,
       init: null,
+      nice: RENDER_NICE,
     });
     try {
       const png = await this.pool.run<Uint8Array>(spec, { signal });

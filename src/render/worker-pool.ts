@@ -20,12 +20,12 @@ export interface RenderThreadData {
 }
 
 /**
- * Render threads yield the CPU to the HTTP thread more than routing and places threads do (their default is 4):
+ * Render and static-map threads yield the CPU to the HTTP thread more than routing and places threads do (4):
  * a burst of maps and cold tiles is batch work beside the requests the event loop answers, and the event loop is
  * mostly idle, so drawing still gets nearly all of a free core (bench:overload: /livez p99 during bursts fell by
  * about a third at 10, with the same goodput).
  */
-const RENDER_NICE = 10;
+export const RENDER_NICE = 10;
 
 /** Renders a thread may hold at once are a few; 4096 words keep an abandoned id until thousands of later ones. */
 export const CANCEL_WORDS = 4096;
