@@ -16,7 +16,7 @@
  * BENCH_CONNECTIONS (16), BENCH_ROOT, BENCH_CACHE. Results are also written to bench/results/mixed-<timestamp>.json.
  */
 import autocannon from 'autocannon';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -51,7 +51,7 @@ interface Layout {
   copies: number;
 }
 
-function prepareCountry(): { dataDir: string; layout: Layout } {
+function prepareCountry(): { dataDir: string; layout: Layout; layoutFile: string } {
   mkdirSync(S.cache, { recursive: true });
   const pbf = join(S.cache, `country-${S.copies}.osm.pbf`);
   const dataDir = join(S.cache, `data-${S.copies}`);
@@ -67,7 +67,8 @@ function prepareCountry(): { dataDir: string; layout: Layout } {
   if (!existsSync(join(dataDir, 'roads.graph'))) {
     run(process.execPath, [join(REPO, 'bin', 'svcmaps'), 'import', pbf, '--data', dataDir, '--only', 'roads,places']);
   }
-  return { dataDir, layout: JSON.parse(readFileSync(`${pbf}.layout.json`, 'utf8')) as Layout };
+  const layoutFile = `${pbf}.layout.json`;
+  return { dataDir, layout: JSON.parse(readFileSync(layoutFile, 'utf8')) as Layout, layoutFile };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -140,87 +141,32 @@ function startServer(dataDir: string): Promise<Server> {
 // ---------------------------------------------------------------------------------------------------------------
 // Load
 
-/** Deterministic PRNG (mulberry32), so every run asks the same routes and searches. */
-function rng(seed: number): () => number {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const WORDS = [
-  'Landstrasse',
-  'Hauptstrasse',
-  'Kirchstrasse',
-  'Bahnhofstrasse',
-  'Dorfstrasse',
-  'Zollstrasse',
-  'Austrasse',
-  'Feldkircher',
-  'Vaduz',
-  'Schaan',
-  'Balzers',
-  'Triesen',
-  'Triesenberg',
-  'Eschen',
-  'Mauren',
-  'Ruggell',
-  'Gamprin',
-  'Schellenberg',
-  'Planken',
-  'Nendeln',
-];
-
 interface Stream {
   kind: 'routes' | 'autocomplete';
   ms: number[];
   statuses: Record<string, number>;
 }
 
-/** One client asking back to back until `stop` resolves. */
-async function stream(server: Server, kind: Stream['kind'], layout: Layout, seed: number, stop: Promise<void>) {
-  const out: Stream = { kind, ms: [], statuses: {} };
-  const rand = rng(seed);
-  let done = false;
-  void stop.then(() => (done = true));
-  const base = `http://${HOST}:${server.port}`;
-  const point = () => {
-    const [dx, dy] = layout.offsets[Math.floor(rand() * layout.offsets.length)]!;
-    const [x, y] = layout.roadSamples[Math.floor(rand() * layout.roadSamples.length)]!;
-    return { lat: y + dy, lng: x + dx };
-  };
-  let word = '';
-  let typed = 0;
-  while (!done) {
-    const t0 = performance.now();
-    let res: Response;
-    if (kind === 'routes') {
-      const a = point(),
-        b = point();
-      res = await fetch(`${base}/maps/v1/directions`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-API-Key': server.apiKey },
-        body: JSON.stringify({ origin_lat: a.lat, origin_lng: a.lng, dest_lat: b.lat, dest_lng: b.lng }),
-      });
-    } else {
-      // typing: each word letter by letter from 2 characters, biased toward a random point of the country
-      if (typed === 0 || typed > word.length) {
-        word = WORDS[Math.floor(rand() * WORDS.length)]!;
-        typed = 2;
-      }
-      const p = point();
-      const q = encodeURIComponent(word.slice(0, typed++));
-      res = await fetch(`${base}/maps/v1/autocomplete?q=${q}&lat=${p.lat.toFixed(4)}&lng=${p.lng.toFixed(4)}`, {
-        headers: { 'X-API-Key': server.apiKey },
-      });
-    }
-    await res.arrayBuffer();
-    out.ms.push(performance.now() - t0);
-    out.statuses[res.status] = (out.statuses[res.status] ?? 0) + 1;
-  }
+/**
+ * One client asking back to back until `stop` resolves, in its own process (bench/stream-child.ts): in this one it
+ * would share an event loop with autocannon, and reading its answers would slow the hammer, not the server.
+ */
+async function stream(server: Server, kind: Stream['kind'], layoutFile: string, seed: number, stop: Promise<void>) {
+  const child = fork(
+    join(HERE, 'stream-child.ts'),
+    [String(server.port), server.apiKey, kind, layoutFile, String(seed)],
+    {
+      execArgv: ['--import', 'tsx'],
+    },
+  );
+  children.add(child);
+  await new Promise((r) => child.once('message', r)); // 'ready'
+  await stop;
+  const out = await new Promise<Stream>((r) => {
+    child.once('message', (m) => r(m as Stream));
+    child.send('stop');
+  });
+  children.delete(child);
   return out;
 }
 
@@ -267,7 +213,7 @@ interface Round {
 }
 
 async function main() {
-  const { dataDir, layout } = prepareCountry();
+  const { dataDir, layout, layoutFile } = prepareCountry();
   // A fresh store each run: routes and searches answered from an earlier run's answer cache would not be computed.
   for (const f of ['svcmaps.db', 'svcmaps.db-wal', 'svcmaps.db-shm']) rmSync(join(dataDir, f), { force: true });
   process.stderr.write(`serving ${join(S.root, 'dist')} over ${dataDir}\n`);
@@ -291,7 +237,7 @@ async function main() {
   }
   for (const kind of ['routes', 'autocomplete'] as const) {
     let stop!: () => void;
-    const s = stream(server, kind, layout, 1, new Promise<void>((r) => (stop = r)));
+    const s = stream(server, kind, layoutFile, 1, new Promise<void>((r) => (stop = r)));
     setTimeout(stop, 1500);
     await s;
   }
@@ -302,7 +248,7 @@ async function main() {
     const alone = await hammer(server, tilePath);
     const withStream = async (kind: Stream['kind']) => {
       let stop!: () => void;
-      const answers = stream(server, kind, layout, 100 + i, new Promise<void>((r) => (stop = r)));
+      const answers = stream(server, kind, layoutFile, 100 + i, new Promise<void>((r) => (stop = r)));
       await new Promise((r) => setTimeout(r, 300)); // the stream is under way
       const t = await hammer(server, tilePath);
       stop();
