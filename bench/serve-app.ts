@@ -1,20 +1,23 @@
 /**
- * The svcmaps app as the benchmarks see it: real config pipeline, real SQLite store in the data directory given as
- * argv[2] (the parent owns and removes it), an optional hot-tier size in bytes as argv[3], production meter flush
- * interval, a silent logger (or, with BENCH_LOG=<file>, the production request log written to that file, e.g.
- * /dev/null, so its cost is measured too), 127.0.0.1 and a free port. Limits are raised so the benchmark measures
- * their cost, never their effect.
+ * The svcmaps app as the benchmarks see it: the BUILT code (dist/, so `npm run build` first: worker threads then
+ * start from compiled modules, as in production, not through tsx), real config pipeline, real SQLite store in the
+ * data directory given as argv[2] (the parent owns and removes it), an optional hot-tier size in bytes as argv[3],
+ * production meter flush interval, a silent logger (or, with BENCH_LOG=<file>, the production request log written to
+ * that file, e.g. /dev/null, so its cost is measured too), 127.0.0.1 and a free port. Limits are raised so the
+ * benchmark measures their cost, never their effect.
  * Prints {"port", "apiKey"} on stdout when ready.
  */
-import { createApp } from '../src/app.js';
-import { configWith } from '../src/config/load.js';
-import { silentLogger } from '../src/core/log.js';
-import { jsonLogger } from '../src/ops/log.js';
 import { openSync } from 'node:fs';
 import { announce, stopWith } from './lifecycle.js';
+import { loadBuilt } from './built.js';
 
 const [dataDir, memory] = process.argv.slice(2);
 if (!dataDir) throw new Error('usage: serve-app.ts <data-dir> [hot-tier-bytes]');
+
+const { createApp } = await loadBuilt<typeof import('../src/app.js')>('app.js');
+const { configWith } = await loadBuilt<typeof import('../src/config/load.js')>('config/load.js');
+const { silentLogger } = await loadBuilt<typeof import('../src/core/log.js')>('core/log.js');
+const { jsonLogger } = await loadBuilt<typeof import('../src/ops/log.js')>('ops/log.js');
 
 const app = createApp(
   configWith({
