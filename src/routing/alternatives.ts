@@ -34,19 +34,19 @@ export function viaAlternatives(
   want: number,
 ): RoutePath[] {
   // Via nodes on the primary at its own cost lead back to the primary: skipped without unpacking them.
-  const onPrimary = new Uint32Array(primary.edges.length);
-  for (let i = 0; i < onPrimary.length; i++) onPrimary[i] = g.head[primary.edges[i]!]!;
-  onPrimary.sort();
-  // Accepted routes: their packed paths (for the shared ends) and their edges, sorted (overlap is then a
-  // binary search per edge, with no per-node or per-edge scratch memory in every routing thread).
-  const accepted = [{ packed: q.packed(meet), edges: sortedEdges(primary.edges) }];
+  let onPrimary: IntSet | undefined;
+  const isOnPrimary = (v: number) => (onPrimary ??= headSet(g, primary.edges)).has(v);
+  // Accepted routes: their packed paths (for the shared ends) and the set of their edges (for the exact overlap,
+  // built when a candidate gets that far: a hash set sized by the route, no per-node or per-edge scratch memory in
+  // every routing thread).
+  const accepted: Array<{ packed: number[]; edges?: IntSet }> = [{ packed: q.packed(meet) }];
   const seen = new Set<number>();
   const cands: Candidate[] = [];
   for (const v of q.meetNodes) {
     if (seen.has(v)) continue;
     seen.add(v);
     const c = q.distF(v) + q.distB(v);
-    if (c > bestCost * MAX_STRETCH || (c <= bestCost + 1 && has(onPrimary, v))) continue;
+    if (c > bestCost * MAX_STRETCH || (c <= bestCost + 1 && isOnPrimary(v))) continue;
     const sNode = q.seedF(v),
       tNode = q.seedB(v);
     // travel time of the via path's whole edges (the seeds' offsets are the partial first and last pieces)
@@ -66,10 +66,10 @@ export function viaAlternatives(
     if (!locallyOptimal(check, q, v, sNode, bestCost * LOCAL_FRACTION)) continue;
     // the few candidates left are unpacked for the exact tests
     const edges = q.unpack(v);
-    const sorted = sortedEdges(edges);
-    if (accepted.some((a) => shared(g, sorted, a.edges) >= MAX_SHARE * cost)) continue;
+    accepted[0]!.edges ??= edgeSet(primary.edges);
+    if (accepted.some((a) => shared(g, edges, a.edges!) >= MAX_SHARE * cost)) continue;
     if (!simple(g, sNode, edges)) continue;
-    accepted.push({ packed, edges: sorted });
+    accepted.push({ packed, edges: edgeSet(edges) });
     out.push(assemble(g, from, to, sNode, edges, tNode));
   }
   return out;
@@ -84,42 +84,70 @@ interface Candidate {
   rank: number;
 }
 
-const sortedEdges = (edges: Uint32Array) => edges.slice().sort();
+/**
+ * A set of non-negative integers below 2^31 - 1 as an open-addressing hash table (linear probing, multiplicative
+ * hash), sized for the number of members it will get.
+ */
+class IntSet {
+  private readonly slots: Int32Array;
+  private readonly shift: number;
+  constructor(members: number) {
+    let bits = 4;
+    while (1 << bits < 2 * members) bits++;
+    this.slots = new Int32Array(1 << bits);
+    this.shift = 32 - bits;
+  }
+  /** Adds x; answers false when x was a member already. */
+  add(x: number): boolean {
+    const slots = this.slots,
+      mask = slots.length - 1,
+      k = x + 1; // 0 marks an empty slot
+    for (let i = Math.imul(k, 0x9e3779b1) >>> this.shift; ; i = (i + 1) & mask) {
+      const y = slots[i]!;
+      if (y === k) return false;
+      if (y === 0) {
+        slots[i] = k;
+        return true;
+      }
+    }
+  }
+  has(x: number): boolean {
+    const slots = this.slots,
+      mask = slots.length - 1,
+      k = x + 1;
+    for (let i = Math.imul(k, 0x9e3779b1) >>> this.shift; ; i = (i + 1) & mask) {
+      const y = slots[i]!;
+      if (y === k) return true;
+      if (y === 0) return false;
+    }
+  }
+}
 
-/** No node visited twice (sorted copy of the visited nodes, then neighbours compared). */
+function edgeSet(edges: Uint32Array): IntSet {
+  const s = new IntSet(edges.length);
+  for (let i = 0; i < edges.length; i++) s.add(edges[i]!);
+  return s;
+}
+
+/** The nodes the edges lead to. */
+function headSet(g: RoadGraph, edges: Uint32Array): IntSet {
+  const s = new IntSet(edges.length);
+  for (let i = 0; i < edges.length; i++) s.add(g.head[edges[i]!]!);
+  return s;
+}
+
+/** No node visited twice. */
 function simple(g: RoadGraph, start: number, edges: Uint32Array): boolean {
-  const nodes = new Uint32Array(edges.length + 1);
-  nodes[0] = start;
-  for (let i = 0; i < edges.length; i++) nodes[i + 1] = g.head[edges[i]!]!;
-  nodes.sort();
-  for (let i = 1; i < nodes.length; i++) if (nodes[i] === nodes[i - 1]) return false;
+  const nodes = new IntSet(edges.length + 1);
+  nodes.add(start);
+  for (let i = 0; i < edges.length; i++) if (!nodes.add(g.head[edges[i]!]!)) return false;
   return true;
 }
 
-function has(sorted: Uint32Array, x: number): boolean {
-  let lo = 0,
-    hi = sorted.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1,
-      y = sorted[mid]!;
-    if (y < x) lo = mid + 1;
-    else if (y > x) hi = mid - 1;
-    else return true;
-  }
-  return false;
-}
-
-/**
- * Travel time of `edges` that also lies on the other route, both sorted: one merge over the two lists (each
- * occurrence in `edges` counts, as many times as it occurs).
- */
-function shared(g: RoadGraph, edges: Uint32Array, other: Uint32Array): number {
+/** Travel time of `edges` that also lies on the other route (each occurrence counts). */
+function shared(g: RoadGraph, edges: Uint32Array, other: IntSet): number {
   let s = 0;
-  for (let i = 0, j = 0; i < edges.length && j < other.length; i++) {
-    const e = edges[i]!;
-    while (j < other.length && other[j]! < e) j++;
-    if (other[j] === e) s += g.ms[e]!;
-  }
+  for (let i = 0; i < edges.length; i++) if (other.has(edges[i]!)) s += g.ms[edges[i]!]!;
   return s;
 }
 

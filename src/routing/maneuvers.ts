@@ -101,24 +101,36 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
     }
     if (input) steps.push({ at: i + 1, way: bWay, input });
   }
-  // Cumulative distance/time at each piece boundary, rounded once so the per-step differences sum exactly.
-  const cumD = new Float64Array(n + 1),
-    cumT = new Float64Array(n + 1);
-  for (let i = 0; i < n; i++) {
-    cumD[i + 1] = cumD[i]! + p.dist[i]!;
-    cumT[i + 1] = cumT[i]! + p.time[i]! / 1000;
+  // Cumulative distance/time at each step's start (and at the end), rounded once so the per-step differences sum
+  // exactly: one running sum over the pieces, kept where a step starts.
+  const dist = p.dist,
+    time = p.time,
+    ns = steps.length;
+  const cumD = new Float64Array(ns + 1),
+    cumT = new Float64Array(ns + 1);
+  let sumD = 0,
+    sumT = 0;
+  for (let i = 0, k = 0; ; i++) {
+    while (k < ns && steps[k]!.at === i) {
+      cumD[k] = sumD;
+      cumT[k++] = sumT;
+    }
+    if (i === n) break;
+    sumD += dist[i]!;
+    sumT += time[i]! / 1000;
   }
+  cumD[ns] = sumD;
+  cumT[ns] = sumT;
   const r1 = (x: number) => Math.round(x * 10) / 10;
   const point = (k: number): [number, number] => [pts[2 * k]!, pts[2 * k + 1]!];
   const out: Maneuver[] = steps.map((s, k) => {
-    const end = k + 1 < steps.length ? steps[k + 1]!.at : n;
     return {
       type: s.input.type,
       ...(s.input.modifier && s.input.type !== 'depart' ? { modifier: s.input.modifier } : {}),
       ...(s.input.type === 'roundabout' ? { exit: s.input.exit } : {}),
       instruction: instruction(s.input, locale),
-      distance_m: r1(r1(cumD[end]!) - r1(cumD[s.at]!)),
-      duration_s: r1(r1(cumT[end]!) - r1(cumT[s.at]!)),
+      distance_m: r1(r1(cumD[k + 1]!) - r1(cumD[k]!)),
+      duration_s: r1(r1(cumT[k + 1]!) - r1(cumT[k]!)),
       street_name: s.input.name,
       location: point(Math.min(s.at, n - 1)),
     };

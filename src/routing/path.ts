@@ -229,6 +229,7 @@ export function directPath(g: RoadGraph, from: Snap, to: Snap): RoutePath | unde
 export function lineJson(p: RoutePath): string {
   const pts = p.pts;
   const buf = Buffer.allocUnsafe(8 + 2 * (p.n + 2) * 24);
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.length);
   let at = 0;
   buf[at++] = 0x5b; // [
   let lx = NaN,
@@ -238,37 +239,37 @@ export function lineJson(p: RoutePath): string {
     const x = Math.round(pts[2 * i]! * 1e7),
       y = Math.round(pts[2 * i + 1]! * 1e7);
     if (x === lx && y === ly) continue;
-    at = writePoint(buf, at, x, y, count++ > 0);
+    at = writePoint(buf, view, at, x, y, count++ > 0);
     lx = x;
     ly = y;
   }
-  if (count === 1) at = writePoint(buf, at, lx, ly, true);
+  if (count === 1) at = writePoint(buf, view, at, lx, ly, true);
   buf[at++] = 0x5d; // ]
   return buf.toString('latin1', 0, at);
 }
 
 /** `,[x,y]` (comma when `comma`) for coordinates in units of 1e-7 degree. */
-function writePoint(buf: Buffer, at: number, x: number, y: number, comma: boolean): number {
+function writePoint(buf: Buffer, view: DataView, at: number, x: number, y: number, comma: boolean): number {
   if (comma) buf[at++] = 0x2c;
   buf[at++] = 0x5b;
-  at = writeFixed7(buf, at, x);
+  at = writeFixed7(buf, view, at, x);
   buf[at++] = 0x2c;
-  at = writeFixed7(buf, at, y);
+  at = writeFixed7(buf, view, at, y);
   buf[at++] = 0x5d;
   return at;
 }
 
-/** DIGITS4[4k..4k+3]: k (0..9999) as four ASCII digits. */
-const DIGITS4 = new Uint8Array(40000);
-for (let k = 0; k < 10000; k++) {
-  DIGITS4[4 * k] = 0x30 + Math.floor(k / 1000);
-  DIGITS4[4 * k + 1] = 0x30 + (Math.floor(k / 100) % 10);
-  DIGITS4[4 * k + 2] = 0x30 + (Math.floor(k / 10) % 10);
-  DIGITS4[4 * k + 3] = 0x30 + (k % 10);
-}
+/** DIGITS4[k]: k (0..9999) as four ASCII digits, in the byte order of a little-endian 32-bit store. */
+const DIGITS4 = new Uint32Array(10000);
+for (let k = 0; k < 10000; k++)
+  DIGITS4[k] =
+    (0x30 + Math.floor(k / 1000)) |
+    ((0x30 + (Math.floor(k / 100) % 10)) << 8) |
+    ((0x30 + (Math.floor(k / 10) % 10)) << 16) |
+    ((0x30 + (k % 10)) << 24);
 
-/** Writes v / 1e7 with exactly 7 decimals (v an integer, |v| < 2^53). */
-function writeFixed7(buf: Buffer, at: number, v: number): number {
+/** Writes v / 1e7 with exactly 7 decimals (v an integer, |v| < 2^53; |v / 1e7| < 1000). */
+function writeFixed7(buf: Buffer, view: DataView, at: number, v: number): number {
   if (v < 0) {
     buf[at++] = 0x2d; // -
     v = -v;
@@ -279,17 +280,10 @@ function writeFixed7(buf: Buffer, at: number, v: number): number {
   if (int >= 100) buf[at++] = 0x30 + Math.floor(int / 100);
   if (int >= 10) buf[at++] = 0x30 + (Math.floor(int / 10) % 10);
   buf[at++] = 0x30 + (int % 10);
-  buf[at++] = 0x2e; // .
-  // the 7 decimals as 3 + 4 digits from the table
-  const hi = Math.floor(frac / 10000),
-    lo = 4 * (frac - hi * 10000),
-    h = 4 * hi;
-  buf[at] = DIGITS4[h + 1]!;
-  buf[at + 1] = DIGITS4[h + 2]!;
-  buf[at + 2] = DIGITS4[h + 3]!;
-  buf[at + 3] = DIGITS4[lo]!;
-  buf[at + 4] = DIGITS4[lo + 1]!;
-  buf[at + 5] = DIGITS4[lo + 2]!;
-  buf[at + 6] = DIGITS4[lo + 3]!;
-  return at + 7;
+  // the point and the 7 decimals in two 4-byte stores: ".ddd" (the first 3, whose 4-digit form starts with a 0
+  // that the point replaces) and "dddd"
+  const hi = Math.floor(frac / 10000);
+  view.setUint32(at, (DIGITS4[hi]! & ~0xff) | 0x2e, true);
+  view.setUint32(at + 4, DIGITS4[frac - hi * 10000]!, true);
+  return at + 8;
 }
