@@ -19,6 +19,17 @@ export const roadsImporter: Importer = {
     const g = buildRoadGraph(osm, basename(file), (stage, done = 0, total = 1) => progress(stage, done, total));
     if (signal.aborted) throw new Error('aborted');
     saveGraph(join(dataDir, GRAPH_FILE), g);
+    // Via-way relations that cannot be applied, by reason: members that are not one from way, via ways, one to way
+    // (malformed), consecutive members that do not meet (disconnected), or meet at too many places (ambiguous).
+    // Those naming a way that is no drivable road here, or a sequence that cannot be driven, have nothing to apply:
+    // they are counted on their own (via_way_restrictions_not_drivable), not as skipped.
+    const st = g.meta.stats;
+    const reasons = {
+      malformed: osm.skipped.viaWayRestrictions,
+      disconnected: st.viaWayDisconnected ?? 0,
+      ambiguous: st.viaWayAmbiguous ?? 0,
+    };
+    const skipped = reasons.malformed + reasons.disconnected + reasons.ambiguous;
     return {
       importer: 'roads',
       counts: {
@@ -26,8 +37,15 @@ export const roadsImporter: Importer = {
         nodes: g.meta.nodes,
         edges: g.meta.edges,
         shortcuts: g.chHead.length - g.meta.edges,
-        restrictions: g.meta.stats.restrictions ?? 0,
-        via_way_restrictions_skipped: osm.skipped.viaWayRestrictions,
+        restrictions: st.restrictions ?? 0,
+        via_way_restrictions: st.viaWayRestrictions ?? 0,
+        via_way_restrictions_skipped: skipped,
+        ...Object.fromEntries(
+          Object.entries(reasons)
+            .filter(([, v]) => v > 0)
+            .map(([k, v]) => [`via_way_restrictions_skipped_${k}`, v]),
+        ),
+        ...(st.viaWayNotDrivable ? { via_way_restrictions_not_drivable: st.viaWayNotDrivable } : {}),
       },
       seconds: (performance.now() - t0) / 1000,
     };

@@ -6,6 +6,7 @@ import { GrowF64, GrowI32, GrowU32 } from './grow.js';
 import type { OsmRoads } from './osm-read.js';
 import { splitRestrictedNodes, type Restriction } from './restrictions.js';
 import { buildSegmentGrid, tinyComponents } from './segments.js';
+import { applyViaWayRestrictions, resolveViaWayRestrictions } from './via-way.js';
 
 /** Builds the routable graph (edges, snapping segments, turn restrictions, contraction hierarchy) from OSM roads. */
 export function buildRoadGraph(
@@ -15,7 +16,7 @@ export function buildRoadGraph(
 ): RoadGraph {
   // Everything prepare() builds besides what it returns (way-order edges, split tables, position maps; ~50 bytes
   // per edge at scale) is garbage by the time the contraction, the biggest allocator, starts.
-  const { g0, nb, m, S, applied, segA, segB, segFirst, segEdges, segTiny, grid } = prepare(o, log);
+  const { g0, nb, m, S, applied, viaWay, segA, segB, segFirst, segEdges, segTiny, grid } = prepare(o, log);
   log('contraction');
   const { coreNodes, ...ch } = buildCH(g0, { progress: (done, total) => log('contraction', done, total) });
   return {
@@ -32,6 +33,11 @@ export function buildRoadGraph(
       stats: {
         segments: S,
         restrictions: applied,
+        viaWayRestrictions: viaWay.applied,
+        // reasons a via-way relation was not applied, only when there are some
+        ...(viaWay.notDrivable ? { viaWayNotDrivable: viaWay.notDrivable } : {}),
+        ...(viaWay.disconnected ? { viaWayDisconnected: viaWay.disconnected } : {}),
+        ...(viaWay.ambiguous ? { viaWayAmbiguous: viaWay.ambiguous } : {}),
         chEdges: ch.chHead.length,
         chCoreNodes: coreNodes,
         ways: o.wayCls.length,
@@ -92,8 +98,12 @@ function prepare(o: OsmRoads, log: (stage: string, done?: number, total?: number
   }
   const base = { tail: bTail.view(), head: bHead.view(), way: bWay.view() };
   log('restrictions');
-  const restrictions = resolveRestrictions(o, base);
-  const split = splitRestrictedNodes(nb, base, restrictions);
+  const edgesOf = edgesByWay(o.wayCls.length, base.way);
+  const viaNode = resolveRestrictions(o, base, edgesOf);
+  const { restrictions: viaWayRestrictions, ...viaWay } = resolveViaWayRestrictions(o, base, edgesOf);
+  // Via-node restrictions split their junctions; via-way ones then duplicate their via paths in the split graph
+  // (via-way.ts; without any, the split graph as it is).
+  const split = applyViaWayRestrictions(nb, base, splitRestrictedNodes(nb, base, viaNode), viaWayRestrictions);
   const n = split.nodes,
     m = split.tail.length;
   // 2. CSR by tail (counting sort); pos[graphEdgeIndexBeforeSort] = index after.
@@ -144,7 +154,7 @@ function prepare(o: OsmRoads, log: (stage: string, done?: number, total?: number
     segFirst[2 * s + 2] = segEdges.length;
   }
   const g0 = { n, first, head, ms, dist, way, lat, lon };
-  const segTiny = tinyComponents(n, first, head, segA.view(), segB.view());
+  const segTiny = tinyComponents(n, first, head, segA.view(), segB.view(), { baseNodes: nb, copyBase: split.copyBase });
   log('spatial index');
   const grid = buildSegmentGrid(lat, lon, segA.view(), segB.view());
   return {
@@ -153,6 +163,7 @@ function prepare(o: OsmRoads, log: (stage: string, done?: number, total?: number
     m,
     S,
     applied: split.applied,
+    viaWay,
     segA: segA.view().slice(),
     segB: segB.view().slice(),
     segFirst,
@@ -162,29 +173,33 @@ function prepare(o: OsmRoads, log: (stage: string, done?: number, total?: number
   };
 }
 
-/** Maps OSM restriction relations to base edges at the via node (both ends of a from-/to-way that touch it). */
+/** Base edges by way (CSR): edgesOf(w) lists way w's base edges in order. */
+function edgesByWay(ways: number, way: Uint32Array): (w: number) => Uint32Array {
+  const wFirst = new Uint32Array(ways + 1);
+  for (let i = 0; i < way.length; i++) wFirst[way[i]! + 1]!++;
+  for (let w = 0; w < ways; w++) wFirst[w + 1]! += wFirst[w]!;
+  const wEdges = new Uint32Array(way.length);
+  const fill = wFirst.slice(0, ways);
+  for (let i = 0; i < way.length; i++) wEdges[fill[way[i]!]!++] = i;
+  return (w) => wEdges.subarray(wFirst[w], wFirst[w + 1]);
+}
+
+/** Maps OSM via-node restriction relations to base edges at the via node (both ends of a from-/to-way that touch it). */
 function resolveRestrictions(
   o: OsmRoads,
   e: { tail: Uint32Array; head: Uint32Array; way: Uint32Array },
+  edgesOf: (w: number) => Uint32Array,
 ): Restriction[] {
   const out: Restriction[] = [];
-  // Base edges by way (CSR): wEdges[wFirst[w] .. wFirst[w+1]).
-  const nw = o.wayCls.length;
-  const wFirst = new Uint32Array(nw + 1);
-  for (let i = 0; i < e.way.length; i++) wFirst[e.way[i]! + 1]!++;
-  for (let w = 0; w < nw; w++) wFirst[w + 1]! += wFirst[w]!;
-  const wEdges = new Uint32Array(e.way.length);
-  const fill = wFirst.slice(0, nw);
-  for (let i = 0; i < e.way.length; i++) wEdges[fill[e.way[i]!]!++] = i;
-  const edgesOf = (w: number) => Array.from(wEdges.subarray(wFirst[w], wFirst[w + 1]));
   for (const r of o.restrictions) {
+    if (r.viaWays) continue;
     const fw = o.wayIndexByOsmId.get(r.fromWay),
       tw = o.wayIndexByOsmId.get(r.toWay);
     if (fw === undefined || tw === undefined) continue;
     const via = bsearch(o.nodeIds, r.viaNode);
     if (via < 0) continue;
-    const from = edgesOf(fw).filter((i) => e.head[i] === via);
-    const to = edgesOf(tw).filter((i) => e.tail[i] === via);
+    const from = Array.from(edgesOf(fw)).filter((i) => e.head[i] === via);
+    const to = Array.from(edgesOf(tw)).filter((i) => e.tail[i] === via);
     if (from.length && to.length) out.push({ via, from, to, only: r.only });
   }
   return out;

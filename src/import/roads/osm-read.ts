@@ -33,14 +33,17 @@ export interface OsmRoads {
   /** OSM way id -> way index (IdOrdinals: a sorted id array, no JS Map; anything with `get` in tests). */
   wayIndexByOsmId: { get(osmId: number): number | undefined };
   restrictions: RawRestriction[];
+  /** Relations not read: via-way ones whose members are not one from way, via ways only, one to way; other bad ones. */
   skipped: { viaWayRestrictions: number; badRestrictions: number };
 }
 
 export interface RawRestriction {
   fromWay: number; // OSM ids
-  viaNode: number;
+  viaNode: number; // -1 for a via-way restriction
   toWay: number;
   only: boolean;
+  /** The via ways in member order (a via-way restriction). */
+  viaWays?: number[];
 }
 
 type Item = {
@@ -176,7 +179,7 @@ function bsearch(a: Float64Array, x: number): number {
   return -1;
 }
 
-/** `type=restriction` with from-way / via-node / to-way; via-way restrictions are counted but not applied. */
+/** `type=restriction` with from-way / via-node or via-way(s) / to-way, for cars (`restriction:motorcar`, `except`). */
 function parseRestriction(it: Item, skipped: OsmRoads['skipped']): RawRestriction | undefined {
   const t = it.tags ?? {};
   if (t.type !== 'restriction') return undefined;
@@ -187,13 +190,17 @@ function parseRestriction(it: Item, skipped: OsmRoads['skipped']): RawRestrictio
   const from = m.filter((x) => x.role === 'from' && x.type === 'way');
   const to = m.filter((x) => x.role === 'to' && x.type === 'way');
   const via = m.filter((x) => x.role === 'via');
+  const only = kind.startsWith('only_');
   if (via.some((v) => v.type === 'way')) {
-    skipped.viaWayRestrictions++;
-    return undefined;
+    if (from.length !== 1 || to.length !== 1 || via.some((v) => v.type !== 'way')) {
+      skipped.viaWayRestrictions++;
+      return undefined;
+    }
+    return { fromWay: from[0]!.ref, viaNode: -1, toWay: to[0]!.ref, only, viaWays: via.map((v) => v.ref) };
   }
   if (from.length !== 1 || to.length !== 1 || via.length !== 1) {
     skipped.badRestrictions++;
     return undefined;
   }
-  return { fromWay: from[0]!.ref, viaNode: via[0]!.ref, toWay: to[0]!.ref, only: kind.startsWith('only_') };
+  return { fromWay: from[0]!.ref, viaNode: via[0]!.ref, toWay: to[0]!.ref, only };
 }

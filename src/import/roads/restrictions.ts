@@ -6,9 +6,10 @@ import { GrowU32 } from './grow.js';
  * restrictions allow after e (`no_*` removes the to-edge, `only_*` keeps only it). Plain Dijkstra/CH over the
  * split graph then respects the restrictions exactly, with no change to the search code.
  *
- * Limits: only via-node restrictions (via-way ones are counted and skipped); `from`/`to` must touch the via node;
- * day/time-conditional restrictions are treated as always on. The graph grows by (in-degree x out-degree) edges
- * per restricted junction, which is small (a few hundred junctions in a city).
+ * Via-way restrictions are applied afterwards, on the split graph, by duplicating their via paths (via-way.ts).
+ * Limits: `from`/`to` must touch the via node; day/time-conditional restrictions are treated as always on. The
+ * graph grows by (in-degree x out-degree) edges per restricted junction, which is small (a few hundred junctions
+ * in a city).
  */
 export interface BaseEdges {
   tail: Uint32Array;

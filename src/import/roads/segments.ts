@@ -7,13 +7,18 @@
  */
 export const TINY_COMPONENT_NODES = 200;
 
-/** Flags segments with an end node in a tiny strongly connected component (iterative Tarjan over the graph). */
+/**
+ * Flags segments with an end node in a tiny strongly connected component (iterative Tarjan over the graph). With
+ * `copies`, an end node counts by the largest component among it and its copies (turn-restriction node copies,
+ * numbered from baseNodes on): a via-way restriction can leave an original node reachable only through its copy.
+ */
 export function tinyComponents(
   n: number,
   first: Uint32Array,
   head: Uint32Array,
   a: Uint32Array,
   b: Uint32Array,
+  copies?: { baseNodes: number; copyBase: ArrayLike<number> },
 ): Uint8Array {
   const index = new Int32Array(n).fill(-1),
     low = new Int32Array(n),
@@ -68,7 +73,15 @@ export function tinyComponents(
   for (const z of sizes) largest = Math.max(largest, z);
   // On a graph that is itself small (a test extract), only components below its largest one count as tiny.
   const limit = Math.min(TINY_COMPONENT_NODES, largest);
-  const small = (v: number) => sizes[comp[v]!]! < limit;
+  const best = copies ? new Uint32Array(copies.baseNodes) : undefined;
+  if (best && copies) {
+    for (let v = 0; v < copies.baseNodes; v++) best[v] = sizes[comp[v]!]!;
+    for (let i = 0; i < copies.copyBase.length; i++) {
+      const v = copies.copyBase[i]!;
+      best[v] = Math.max(best[v]!, sizes[comp[copies.baseNodes + i]!]!);
+    }
+  }
+  const small = (v: number) => (best ? best[v]! : sizes[comp[v]!]!) < limit;
   const tiny = new Uint8Array(a.length);
   for (let s = 0; s < a.length; s++) tiny[s] = small(a[s]!) || small(b[s]!) ? 1 : 0;
   return tiny;
