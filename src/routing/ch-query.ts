@@ -250,9 +250,15 @@ export class CHQuery {
   }
 
   /**
-   * Graph edge ids (original edges) of the path source -> meet -> target found by the last run. Paths through one
-   * search's trees share their CH edges near the seeds (the alternatives share them with the primary), so the road
-   * of every CH edge unpacked since the last run is remembered and copied instead of unpacked again.
+   * Graph edge ids (original edges) of the path source -> meet -> target found by the last run.
+   *
+   * The shortcuts are opened breadth first: every part found goes to the end of one list, whose entries are then
+   * read in turn, so consecutive lookups in the (large, randomly accessed) chA/chB arrays do not depend on each
+   * other and overlap in memory, where a descent waits for each before the next. The list keeps each part's
+   * children, and a walk over it (small, in cache) writes the road in driving order.
+   *
+   * Paths through one search's trees share their CH edges near the seeds (the alternatives share them with the
+   * primary), so the road of every CH edge unpacked since the last run is remembered and copied instead.
    */
   unpack(meet: number): Uint32Array {
     const { fwd: F, bwd: B, ch } = this;
@@ -261,77 +267,111 @@ export class CHQuery {
     for (let v = meet; F.par(v) >= 0; v = ch.chTail[F.par(v)]!) packed.push(F.par(v));
     packed.reverse();
     for (let v = meet; B.par(v) >= 0; v = ch.chHead[B.par(v)]!) packed.push(B.par(v));
+    const roots = packed.length;
+    const known = packed.map((e) => this.unpacked.get(e));
+    // the list: part j is CH edge ids[j]; kid[j] is where its two children are in the list, or for a road edge,
+    // chA's code of it (< 0). It starts with the roots not known already; rootAt[r] is root r's place there.
+    const rootAt: number[] = [];
+    let tail = 0;
+    this.reserveParts(roots);
+    for (let r = 0; r < roots; r++) {
+      rootAt.push(tail);
+      if (!known[r]) this.ids[tail++] = packed[r]!;
+    }
+    tail = this.openParts(tail);
+    // the road: each root's leaves, left to right (the list holds more parts than leaves: room enough)
+    let room = tail;
+    for (const k of known) if (k) room += k[2] - k[1];
+    this.reserve(room);
+    const road = this.road,
+      kid = this.kid;
     const starts: number[] = [];
     let n = 0;
-    for (const e of packed) {
+    for (let r = 0; r < roots; r++) {
       starts.push(n);
-      const seen = this.unpacked.get(e);
+      const seen = known[r];
       if (seen) {
-        const len = seen[2] - seen[1];
-        this.reserve(n + len);
-        this.road.set(seen[0].subarray(seen[1], seen[2]), n);
-        n += len;
-      } else n = this.expandInto(e, n);
+        road.set(seen[0].subarray(seen[1], seen[2]), n);
+        n += seen[2] - seen[1];
+        continue;
+      }
+      let stack = this.stack,
+        top = 0;
+      stack[top++] = rootAt[r]!;
+      while (top > 0) {
+        const k = kid[stack[--top]!]!;
+        if (k < 0) road[n++] = -1 - k;
+        else {
+          if (top + 2 > stack.length) {
+            const s = new Int32Array(2 * stack.length);
+            s.set(stack);
+            stack = this.stack = s;
+          }
+          stack[top++] = k + 1;
+          stack[top++] = k;
+        }
+      }
     }
-    const out = this.road.slice(0, n);
-    for (let k = 0; k < packed.length; k++)
-      if (!this.unpacked.has(packed[k]!))
-        this.unpacked.set(packed[k]!, [out, starts[k]!, k + 1 < packed.length ? starts[k + 1]! : n]);
+    const out = road.slice(0, n);
+    for (let r = 0; r < roots; r++)
+      if (!known[r]) this.unpacked.set(packed[r]!, [out, starts[r]!, r + 1 < roots ? starts[r + 1]! : n]);
     return out;
   }
 
   /** The roads of CH edges unpacked since the last run: the array holding each and its range there. */
   private readonly unpacked = new Map<number, [road: Uint32Array, start: number, end: number]>();
   private readonly packedScratch: number[] = [];
-  /** Unpacking scratch: the road being written and the stack of CH edges still to expand. */
+  /** Unpacking scratch: the list of parts (see unpack), the walk's stack and the road being written. */
+  private ids = new Int32Array(1 << 14);
+  private kid = new Int32Array(1 << 14);
+  private stack = new Int32Array(256);
   private road = new Uint32Array(1 << 14);
-  private partsA = new Int32Array(1024);
-  private partsB = new Int32Array(1024);
+
+  /**
+   * Reads the list of parts from its start, adding the children of each shortcut at its end, until every part is
+   * read (see unpack); `tail` parts are there at first. Returns the final length.
+   */
+  private openParts(tail: number): number {
+    const { chA, chB } = this.ch;
+    let ids = this.ids,
+      kid = this.kid,
+      cap = ids.length;
+    for (let j = 0; j < tail; j++) {
+      const x = ids[j]!,
+        a = chA[x]!;
+      if (a < 0) kid[j] = a;
+      else {
+        if (tail + 2 > cap) {
+          this.reserveParts(tail + 2);
+          ids = this.ids;
+          kid = this.kid;
+          cap = ids.length;
+        }
+        kid[j] = tail;
+        ids[tail] = a;
+        ids[tail + 1] = chB[x]!;
+        tail += 2;
+      }
+    }
+    return tail;
+  }
+
+  private reserveParts(n: number): void {
+    if (n <= this.ids.length) return;
+    const cap = Math.max(n, 2 * this.ids.length);
+    const ids = new Int32Array(cap),
+      kid = new Int32Array(cap);
+    ids.set(this.ids);
+    kid.set(this.kid);
+    this.ids = ids;
+    this.kid = kid;
+  }
 
   private reserve(n: number): void {
     if (n <= this.road.length) return;
     const r = new Uint32Array(Math.max(n, 2 * this.road.length));
     r.set(this.road);
     this.road = r;
-  }
-
-  /**
-   * Writes CH edge e's original edges at position n of the road scratch; returns the position after them. The
-   * shortcut is unpacked one level per pass over the list of its parts (a part < 0 is a road edge, as chA codes it,
-   * and is copied on): the lookups of one pass do not depend on each other, so they overlap in memory instead of
-   * waiting one after the other as a descent does.
-   */
-  private expandInto(e: number, n: number): number {
-    const { chA, chB } = this.ch;
-    let cur = this.partsA,
-      next = this.partsB,
-      len = 1;
-    cur[0] = e;
-    for (let more = true; more;) {
-      if (next.length < 2 * len) next = new Int32Array(4 * len);
-      more = false;
-      let m = 0;
-      for (let i = 0; i < len; i++) {
-        const x = cur[i]!;
-        if (x < 0) next[m++] = x;
-        else {
-          const a = chA[x]!;
-          next[m++] = a;
-          if (a >= 0) {
-            next[m++] = chB[x]!;
-            more = true;
-          }
-        }
-      }
-      [cur, next] = [next, cur];
-      len = m;
-    }
-    this.partsA = cur;
-    this.partsB = next;
-    this.reserve(n + len);
-    const road = this.road;
-    for (let i = 0; i < len; i++) road[n + i] = -1 - cur[i]!;
-    return n + len;
   }
 
   /**

@@ -123,18 +123,21 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
   cumT[ns] = sumT;
   const r1 = (x: number) => Math.round(x * 10) / 10;
   const point = (k: number): [number, number] => [pts[2 * k]!, pts[2 * k + 1]!];
-  const out: Maneuver[] = steps.map((s, k) => {
-    return {
-      type: s.input.type,
-      ...(s.input.modifier && s.input.type !== 'depart' ? { modifier: s.input.modifier } : {}),
-      ...(s.input.type === 'roundabout' ? { exit: s.input.exit } : {}),
-      instruction: instruction(s.input, locale),
-      distance_m: r1(r1(cumD[k + 1]!) - r1(cumD[k]!)),
-      duration_s: r1(r1(cumT[k + 1]!) - r1(cumT[k]!)),
-      street_name: s.input.name,
-      location: point(Math.min(s.at, n - 1)),
-    };
-  });
+  const out: Maneuver[] = [];
+  for (let k = 0; k < ns; k++) {
+    const s = steps[k]!,
+      input = s.input;
+    // fields in this order, the optional ones only when they apply
+    const m = { type: input.type } as Maneuver;
+    if (input.modifier && input.type !== 'depart') m.modifier = input.modifier;
+    if (input.type === 'roundabout') m.exit = input.exit;
+    m.instruction = instruction(input, locale);
+    m.distance_m = r1(r1(cumD[k + 1]!) - r1(cumD[k]!));
+    m.duration_s = r1(r1(cumT[k + 1]!) - r1(cumT[k]!));
+    m.street_name = input.name;
+    m.location = point(Math.min(s.at, n - 1));
+    out.push(m);
+  }
   out.push({
     type: 'arrive',
     instruction: instruction({ type: 'arrive', name: '' }, locale),

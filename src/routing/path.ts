@@ -228,8 +228,13 @@ export function directPath(g: RoadGraph, from: Snap, to: Snap): RoutePath | unde
  */
 export function lineJson(p: RoutePath): string {
   const pts = p.pts;
-  const buf = Buffer.allocUnsafe(8 + 2 * (p.n + 2) * 24);
-  const view = new DataView(buf.buffer, buf.byteOffset, buf.length);
+  const size = 8 + 2 * (p.n + 2) * 24;
+  if (lineBuf.length < size) {
+    lineBuf = Buffer.allocUnsafe(Math.max(size, 2 * lineBuf.length));
+    lineView = new DataView(lineBuf.buffer, lineBuf.byteOffset, lineBuf.length);
+  }
+  const buf = lineBuf,
+    view = lineView;
   let at = 0;
   buf[at++] = 0x5b; // [
   let lx = NaN,
@@ -247,6 +252,10 @@ export function lineJson(p: RoutePath): string {
   buf[at++] = 0x5d; // ]
   return buf.toString('latin1', 0, at);
 }
+
+/** The line writer's scratch (the text is copied out of it), grown to the longest route written so far. */
+let lineBuf = Buffer.allocUnsafe(1 << 16);
+let lineView = new DataView(lineBuf.buffer, lineBuf.byteOffset, lineBuf.length);
 
 /** `,[x,y]` (comma when `comma`) for coordinates in units of 1e-7 degree. */
 function writePoint(buf: Buffer, view: DataView, at: number, x: number, y: number, comma: boolean): number {
