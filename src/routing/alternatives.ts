@@ -64,13 +64,16 @@ export function viaAlternatives(
     if (accepted.some((a, i) => i > 0 && q.sharedEnds(packed, a.packed) >= MAX_SHARE * cost)) continue;
     tried++;
     if (!locallyOptimal(check, q, v, sNode, bestCost * LOCAL_FRACTION)) continue;
-    // the few candidates left are unpacked for the exact tests
+    // the few candidates left are unpacked for the exact tests, and assembled first (nearly all of them pass):
+    // the tests then find the edges' facts in cache
     const edges = q.unpack(v);
+    const heads = new Uint32Array(edges.length);
+    const path = assemble(g, from, to, sNode, edges, tNode, heads);
     accepted[0]!.edges ??= edgeSet(primary.edges);
     if (accepted.some((a) => shared(g, edges, a.edges!) >= MAX_SHARE * cost)) continue;
-    if (!simple(g, sNode, edges)) continue;
+    if (!simple(sNode, heads)) continue;
     accepted.push({ packed, edges: edgeSet(edges) });
-    out.push(assemble(g, from, to, sNode, edges, tNode));
+    out.push(path);
   }
   return out;
 }
@@ -136,11 +139,11 @@ function headSet(g: RoadGraph, edges: Uint32Array): IntSet {
   return s;
 }
 
-/** No node visited twice. */
-function simple(g: RoadGraph, start: number, edges: Uint32Array): boolean {
-  const nodes = new IntSet(edges.length + 1);
+/** No node visited twice: the start, then the node each edge leads to. */
+function simple(start: number, heads: Uint32Array): boolean {
+  const nodes = new IntSet(heads.length + 1);
   nodes.add(start);
-  for (let i = 0; i < edges.length; i++) if (!nodes.add(g.head[edges[i]!]!)) return false;
+  for (let i = 0; i < heads.length; i++) if (!nodes.add(heads[i]!)) return false;
   return true;
 }
 

@@ -125,7 +125,7 @@ class PathBuilder {
    * `add` for each of `edges` (a connected run starting at node `prev`), inlined: a long route has ~10^4 of them.
    * Each piece starts where the previous edge ended, so every node's coordinates are read once.
    */
-  addEdges(g: RoadGraph, edges: Uint32Array, prev: number) {
+  addEdges(g: RoadGraph, edges: Uint32Array, prev: number, heads?: Uint32Array) {
     const p = this.p,
       { way, node, dist, time, pts } = p;
     const { head, lon, lat } = g;
@@ -140,6 +140,7 @@ class PathBuilder {
         tx = lon[h]!,
         ty = lat[h]!,
         d = g.dist[e]!;
+      if (heads) heads[k] = h;
       if (this.first === undefined) this.first = [g.way[e]!, d, g.ms[e]!, fx, fy, tx, ty, h];
       if (!(d <= 0.01)) {
         const t = g.ms[e]!;
@@ -190,7 +191,10 @@ function partial(g: RoadGraph, s: Snap, node: number, atStart: boolean, out: Pat
   else out.add(g.way[e]!, frac * g.dist[e]!, frac * g.ms[e]!, nx, ny, px, py, -1);
 }
 
-/** Assembles a full route from the source seed node, the graph edges between, and the target seed node. */
+/**
+ * Assembles a full route from the source seed node, the graph edges between, and the target seed node. With
+ * `heads` (as long as `edges`), the node each edge leads to is kept there too.
+ */
 export function assemble(
   g: RoadGraph,
   from: Snap,
@@ -198,10 +202,11 @@ export function assemble(
   sNode: number,
   edges: Uint32Array,
   tNode: number,
+  heads?: Uint32Array,
 ): RoutePath {
   const b = new PathBuilder(edges.length + 2, edges);
   partial(g, from, sNode, true, b);
-  b.addEdges(g, edges, sNode);
+  b.addEdges(g, edges, sNode, heads);
   partial(g, to, tNode, false, b);
   return b.done();
 }
