@@ -13,7 +13,8 @@
  *   tiles-1000 1,000 cold z14 tiles at once
  * Per scenario: answers by status, goodput (successful answers per second, first request sent to last answer) and its
  * ratio to the baseline, latency of refusals (503/504) p95 and whether each carried Retry-After, the slowest answer,
- * /livez and a hot tile p99 (each probed every 25 ms during the burst, from a separate process) and the server's peak
+ * /livez and a hot tile p99 (each probed every 25 ms during the burst, from a separate process, over a new connection
+ * per request / over one kept-alive connection) and the server's peak
  * RSS. Requests go over raw HTTP/1.1 sockets (bench/raw-get.ts), one connection each.
  *
  * Tunables (environment): BENCH_BASELINE_MAPS (32). Results are also written to bench/results/overload-<time>.json.
@@ -76,11 +77,17 @@ async function watch(proc: Proc, hotTile: string) {
   const rss = setInterval(() => (peakRss = Math.max(peakRss, proc.rssMb())), 100);
   return async () => {
     clearInterval(rss);
-    const [livez, hot] = await new Promise<number[][]>((r) => {
+    const [livez, hot, livezKept, hotKept] = await new Promise<number[][]>((r) => {
       child.once('message', (m) => r(m as number[][]));
       child.send('stop');
     });
-    return { livezP99: pct(livez!, 99), hotP99: pct(hot!, 99), peakRssMb: Math.max(peakRss, proc.rssMb()) };
+    return {
+      livezP99: pct(livez!, 99),
+      hotP99: pct(hot!, 99),
+      livezKeptP99: pct(livezKept!, 99),
+      hotKeptP99: pct(hotKept!, 99),
+      peakRssMb: Math.max(peakRss, proc.rssMb()),
+    };
   };
 }
 
@@ -99,6 +106,9 @@ interface Row {
   slowestMs: number;
   livezP99Ms: number;
   hotTileP99Ms: number;
+  /** The same probes over one kept-alive connection each. */
+  livezKeptP99Ms: number;
+  hotTileKeptP99Ms: number;
   peakRssMb: number;
 }
 
@@ -130,6 +140,8 @@ function summarise(
     slowestMs: Math.max(...answers.map((a) => a.ms)),
     livezP99Ms: w.livezP99,
     hotTileP99Ms: w.hotP99,
+    livezKeptP99Ms: w.livezKeptP99,
+    hotTileKeptP99Ms: w.hotKeptP99,
     peakRssMb: w.peakRssMb,
   };
 }
@@ -198,6 +210,8 @@ async function main(): Promise<void> {
         mapsUnderTiles = summarise('  (the 300 maps beside them)', m.answers, m.seconds, {
           livezP99: NaN,
           hotP99: NaN,
+          livezKeptP99: NaN,
+          hotKeptP99: NaN,
           peakRssMb: NaN,
         });
         mapsUnderTiles.ratio = mapsUnderTiles.goodput / baseline;
@@ -244,8 +258,8 @@ function print(rows: Row[]): void {
         'x base'.padStart(6),
         'refusal p95'.padStart(11),
         'slowest'.padStart(8),
-        'livez p99'.padStart(9),
-        'hot p99'.padStart(8),
+        'livez p99'.padStart(13),
+        'hot p99'.padStart(13),
         'peak RSS'.padStart(8),
       ].join(' '),
     );
@@ -269,8 +283,8 @@ function print(rows: Row[]): void {
         (r === rows[0] && r.scenario.startsWith('baseline') ? '1.00' : f(r.ratio ?? NaN, 2)).padStart(6),
         `${f(r.refusalP95Ms)} ms`.padStart(11),
         `${f(r.slowestMs)} ms`.padStart(8),
-        `${f(r.livezP99Ms)} ms`.padStart(9),
-        `${f(r.hotTileP99Ms)} ms`.padStart(8),
+        `${f(r.livezP99Ms)}/${f(r.livezKeptP99Ms)} ms`.padStart(13),
+        `${f(r.hotTileP99Ms)}/${f(r.hotTileKeptP99Ms)} ms`.padStart(13),
         `${f(r.peakRssMb)} MB`.padStart(8),
       ].join(' '),
     );

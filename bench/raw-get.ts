@@ -52,3 +52,50 @@ export function rawGet(
     });
   });
 }
+
+/**
+ * One kept-alive HTTP/1.1 connection for GETs in sequence, as a browser or a proxy's upstream pool holds one: the
+ * time of each answer without a connection set-up (which, in a burst of a thousand new connections, waits in the
+ * kernel's accept queue behind them). Answers must carry Content-Length (the appliance always sends it).
+ */
+export class KeptAlive {
+  private buf = Buffer.alloc(0);
+  private waiting?: (status: number) => void;
+  private readonly sock;
+
+  constructor(port: number) {
+    this.sock = connect(port, '127.0.0.1');
+    this.sock.setNoDelay(true);
+    this.sock.on('data', (c: Buffer) => {
+      this.buf = Buffer.concat([this.buf, c]);
+      this.parse();
+    });
+    this.sock.on('error', () => this.waiting?.(0));
+    this.sock.on('close', () => this.waiting?.(0));
+  }
+
+  get(path: string): Promise<{ status: number; ms: number }> {
+    const t0 = performance.now();
+    return new Promise((resolve) => {
+      this.waiting = (status) => {
+        this.waiting = undefined;
+        resolve({ status, ms: performance.now() - t0 });
+      };
+      this.sock.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    });
+  }
+
+  private parse(): void {
+    const end = this.buf.indexOf('\r\n\r\n');
+    if (end < 0) return;
+    const head = this.buf.subarray(0, end).toString('latin1');
+    const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+    if (this.buf.length < end + 4 + length) return;
+    this.buf = this.buf.subarray(end + 4 + length);
+    this.waiting?.(Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0));
+  }
+
+  close(): void {
+    this.sock.destroy();
+  }
+}
