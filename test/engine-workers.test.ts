@@ -278,6 +278,32 @@ describe('places in worker threads', () => {
     }
   });
 
+  it('a search sent while the places threads still open the index waits for a thread, not the event loop', async () => {
+    const threads = new PlacesThreads({ file: join(pdir, PLACES_FILE), threads: 1, queue: 4, timeoutMs: 5000 });
+    const db = openDb(join(pdir, 'answers-starting.db'));
+    const answers = new AnswerCache(new HotTier(16 * 1024 * 1024), new AnswerCacheRepo(db), silentLogger, 0);
+    const index = openPlacesIndex(pdir)!;
+    const places = new LocalPlaces(index, answers, new PhotoSource(join(pdir, 'photos'), ''), threads);
+    try {
+      expect(threads.ready).toBe(false);
+      expect(threads.starting).toBe(true);
+      const a = await places.autocomplete({
+        q: 'Amman',
+        bias: { lat: 31.95, lng: 35.93 },
+        biasGiven: true,
+        country: 'jo',
+        locale: 'en',
+        maxWaitMs: 4000,
+      });
+      expect(a.predictions.length).toBeGreaterThan(0);
+      expect(threads.stats.completed).toBe(1); // answered by the thread
+    } finally {
+      threads.close();
+      index.close();
+      db.close();
+    }
+  });
+
   it('over HTTP: a slow search leaves /livez alone, max_wait_ms expires in time, a full queue answers 503 with Retry-After', async () => {
     const threads = new PlacesThreads({
       file: join(pdir, PLACES_FILE),

@@ -83,6 +83,8 @@ interface Slot {
   updates: Map<number, () => void>;
   /** The thread has set its engine up (until then a task sent to it waits in its message queue). */
   ready: boolean;
+  /** The thread has said whether its engine is set up (ready, or failed). */
+  reported?: boolean;
   /** The thread died; its replacement is due after a back-off (threads that fail at start are not respawned hot). */
   dead?: boolean;
 }
@@ -133,6 +135,11 @@ export class WorkerPool {
   /** At least one thread has its engine set up (callers may keep small work on the event loop until then). */
   get ready(): boolean {
     return this.slots.some((s) => s.ready && !s.dead);
+  }
+
+  /** A thread is still setting its engine up: a task sent now waits for it (bounded by its deadline). */
+  get starting(): boolean {
+    return this.slots.some((s) => !s.reported && !s.dead);
   }
 
   /** Runs one task on a free thread, or queues it; rejects with AppError(shed code) past a full queue. */
@@ -217,6 +224,7 @@ export class WorkerPool {
   private reply(slot: Slot, m: HostReply): void {
     if (m.id === READY) {
       slot.ready = m.ok;
+      slot.reported = true;
       if (m.ok) this.startFailures = 0;
       return;
     }

@@ -64,8 +64,8 @@ function raceBudget<T>(ms: number, work: Promise<T>, late: (v: T) => void): Prom
 /**
  * The built-in places engine over places.db: autocomplete, geocode, reverse, details and photos, with answers kept in
  * the hot and warm tiers (keys include the index generation, so a new import never serves stale answers).
- * With `threads`, searches and reverse lookups run in places threads (each with its own connection) once one is
- * ready; details and photos are single indexed reads and stay on the event loop.
+ * With `threads`, searches and reverse lookups run in places threads (each with its own connection), also while
+ * they start (see `pooled`); details and photos are single indexed reads and stay on the event loop.
  */
 export class LocalPlaces implements PlacesService {
   constructor(
@@ -75,8 +75,13 @@ export class LocalPlaces implements PlacesService {
     private readonly threads?: PlacesThreads,
   ) {}
 
+  /**
+   * The places threads, also while they still open the index: a query then waits for a thread (its max_wait_ms
+   * still holds) rather than running here, where a country's index would first load its scoring columns on the
+   * event loop for seconds. Only when every thread failed to start do queries run in-process.
+   */
   private get pooled(): PlacesThreads | undefined {
-    return this.threads?.ready ? this.threads : undefined;
+    return this.threads?.ready || this.threads?.starting ? this.threads : undefined;
   }
 
   async autocomplete(r: AutocompleteRequest): Promise<AutocompleteAnswer> {

@@ -28,7 +28,8 @@ export interface PlacesQueryOptions {
 /**
  * Places queries (autocomplete and geocode searches, reverse lookups) off the event loop: a pool of threads, each
  * with its own read-only SQLite connection to places.db (limits/worker-pool.ts: bounded queue, deadlines, abort).
- * Threads open the index in the background; until one is ready, `ready` is false and callers query in-process.
+ * Threads open the index in the background; queries sent meanwhile wait for them (`starting`). Callers query
+ * in-process only when no thread could open it.
  * `reopen` swaps a new places.db into every thread (reload after an import).
  */
 export class PlacesThreads {
@@ -53,6 +54,11 @@ export class PlacesThreads {
 
   get ready(): boolean {
     return this.pool.ready;
+  }
+
+  /** A thread is still opening the index (seconds on a country): queries sent now wait for it. */
+  get starting(): boolean {
+    return this.pool.starting;
   }
 
   get stats() {
