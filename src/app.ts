@@ -173,7 +173,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
   // it is in service the no-graph engine answers (the degraded line). An upstream engine needs no load.
   const builtinRouting = !o.routing && config.routing.engine === 'builtin';
   let routingState: Readiness['routing'] = builtinRouting ? 'loading' : 'ready';
-  // Places threads open places.db in the background; queries run in-process until one is ready.
+  // Places threads open places.db in the background; queries sent meanwhile wait for them (not ready for /readyz).
   let placesReady = !threads;
   const directions = new DirectionsService({
     // built-in router over <data>/roads.graph (no-graph engine until it is loaded or imported), or the upstream

@@ -3,6 +3,7 @@ import type { Logger } from '../core/log.js';
 import type { LatLng } from '../core/geo.js';
 import type { Pool } from '../limits/pool.js';
 import { straightLine } from './degraded.js';
+import { NO_ROAD_GRAPH } from './no-graph.js';
 import type { DirectionsRequest, EnginePath, RoutingEngine } from './types.js';
 
 const TIMED_OUT = Symbol('timed out');
@@ -153,7 +154,10 @@ export class DirectionsService {
       },
       (e: unknown) => {
         if (isAppError(e)) throw e;
-        this.d.log.warn('routing failed; answering the degraded line', { error: (e as Error)?.message ?? String(e) });
+        const expected = (e as Error)?.name === NO_ROAD_GRAPH;
+        this.d.log[expected ? 'debug' : 'warn']('routing failed; answering the degraded line', {
+          error: (e as Error)?.message ?? String(e),
+        });
         return undefined;
       },
     );
