@@ -98,9 +98,15 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
   });
 
   it('a key created on A works on B at once', async () => {
+    const count = async (s: TestServer) =>
+      ((await (await adminCall(s, 'GET', '/admin/status')).json()) as { data: { store: { keys: number } } }).data.store
+        .keys;
+    const before = await count(b);
     const { key } = await createKey(a);
     expect((await b.get(JSON_PATH, { 'X-API-Key': key })).status).toBe(200);
     expect((await a.get(JSON_PATH, { 'X-API-Key': key })).status).toBe(200);
+    // /admin/status counts the cluster's keys (PostgreSQL), not the node's own SQLite store
+    expect(await count(b)).toBe(before + 1);
   });
 
   it('a key revoked on A is refused on B within 1 s, on JSON endpoints and the tile family', async () => {
@@ -256,6 +262,16 @@ describe.runIf(hasPg && hasRedis)('two nodes sharing PostgreSQL and Redis', () =
       expect((await a.get(JSON_PATH, { 'X-API-Key': k.key })).status).toBe(401);
       const missing = await cliWithEnv(env, 'keys', 'show', 'key_0000000000000000', '--data', data);
       expect(missing.code).not.toBe(0);
+      // `svcmaps status` counts the cluster's keys, not the (empty) data directory's store
+      const all = JSON.parse((await cliWithEnv(env, 'keys', 'list', '--data', data, '--json')).out) as {
+        state: string;
+      }[];
+      const status = await cliWithEnv(env, 'status', '--data', data, '--url', a.url, '--json');
+      expect(status.code).toBe(0);
+      expect((JSON.parse(status.out) as { store: unknown }).store).toMatchObject({
+        keys: all.length,
+        active_keys: all.filter((x) => x.state === 'active').length,
+      });
     } finally {
       rmSync(data, { recursive: true, force: true });
     }

@@ -76,6 +76,7 @@ describe('GET /admin/status', () => {
     expect(d.uptime_s).toBeGreaterThanOrEqual(0);
     expect(d.health).toMatchObject({ redis: 'ok' });
     for (const k of ['data_dir', 'store', 'places', 'roads', 'render', 'tiles', 'disk']) expect(d).toHaveProperty(k);
+    expect(d.store).toMatchObject({ keys: 2, active_keys: 2 }); // the admin key and the tile-token caller's
     expect(d.tiles[0]).toMatchObject({ scale: 1 });
     const user = s.key();
     expect((await s.get('/admin/status', { 'X-API-Key': user.key })).status).toBe(403);

@@ -18,7 +18,7 @@ const ROLES = ['user', SUPER_ADMIN];
  * Opens the store the server uses: the data directory's SQLite (WAL lets this run while a server is up on it), or,
  * with a `cluster` section, the shared PostgreSQL, announcing changes over Redis so every node follows at once.
  */
-async function withAdmin<T>(
+export async function withAdmin<T>(
   io: Io,
   opts: CommonOptions,
   fn: (admin: KeyAdminApi, defaults: ReturnType<typeof commandConfig>) => T | Promise<T>,

@@ -55,6 +55,16 @@ function render(r: StatusReport): string {
   return out.join('\n') + '\n';
 }
 
+async function clusterKeyCounts(
+  io: Io,
+  o: { data?: string; config?: string },
+  local: StatusReport['store'],
+): Promise<StatusReport['store']> {
+  const { withAdmin } = await import('./keys.js');
+  const keys = await withAdmin(io, o, (admin) => admin.list());
+  return { bytes: local?.bytes ?? 0, keys: keys.length, active_keys: keys.filter((k) => k.active).length };
+}
+
 /** Exit codes: 0 = data directory present and server up, 3 = server not answering (like `systemctl status`), 1 = error. */
 export function makeStatusCommand(io: Io): CommandUnknownOpts {
   return new Command('status')
@@ -74,6 +84,8 @@ export function makeStatusCommand(io: Io): CommandUnknownOpts {
       const url =
         o.url ?? readPidFile(root)?.url ?? `${scheme}://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
       const report: StatusReport = { ...inspectDataDir(root), server: await probeServer(url, root) };
+      // A cluster node's keys live in PostgreSQL, not in its data directory's SQLite store.
+      if (config.cluster.postgres_url) report.store = await clusterKeyCounts(io, o, report.store);
       io.out(o.json ? JSON.stringify(report) + '\n' : render(report));
       if (!report.server.up) throw new CliError(`no healthy server at ${url}`, 3);
     });

@@ -90,16 +90,26 @@ export function register(router: Router, s: Services): void {
       method: 'GET',
       pattern: '/admin/status',
       surface: 'admin',
-      handler: () =>
-        ok(
+      handler: async () => {
+        const facts = dataDirFacts();
+        // Counted where keys are kept (this node's SQLite, or PostgreSQL in a cluster), as /admin/keys lists them.
+        const keys = await s.keys.list();
+        const store = {
+          bytes: facts.store?.bytes ?? 0,
+          keys: keys.length,
+          active_keys: keys.filter((k) => k.active).length,
+        };
+        return ok(
           {
-            ...dataDirFacts(),
+            ...facts,
+            store,
             health: s.health(),
             hot_tier: s.hotTier(),
             uptime_s: Math.round((Date.now() - started) / 1000),
           },
           NO_STORE,
-        ),
+        );
+      },
     },
   );
 }
