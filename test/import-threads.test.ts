@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IMPORTERS } from '../src/import/importers.js';
-import { importInThreads } from '../src/import/parallel.js';
+import { estimatedPeak, importInThreads } from '../src/import/parallel.js';
 import { GRAPH_FILE } from '../src/routing/graph.js';
 import { cli } from './helpers/cli.js';
 import { MONACO_PBF } from './helpers/fixtures.js';
@@ -22,7 +22,7 @@ describe('importers side by side, one thread each', () => {
       dir,
       (name) => events.push({ name, at: performance.now() }),
       new AbortController().signal,
-      { memoryBytes: 256 * 2 ** 20, threads: 2 },
+      { memoryBytes: 256 * 2 ** 20, threads: 2, pbfBytes: statSync(MONACO_PBF).size },
     );
     expect(summaries.map((s) => s.importer)).toEqual(IMPORTERS.map((i) => i.name));
     expect(summaries.find((s) => s.importer === 'roads')!.counts.nodes).toBeGreaterThan(1000);
@@ -31,6 +31,28 @@ describe('importers side by side, one thread each', () => {
     const roads = span('roads'),
       render = span('render');
     expect(render.some((t) => t > Math.min(...roads) && t < Math.max(...roads))).toBe(true);
+  }, 120_000);
+
+  it('importers whose estimated peaks do not fit the memory budget together run one after another', async () => {
+    const dir = join(root, 'budget');
+    await cli('keys', 'list', '--data', dir);
+    const MB = 2 ** 20;
+    // As if the file were 30 MB: roads alone (~255 MB) fits 256 MB; no two importers fit together.
+    expect(estimatedPeak('roads', 30 * MB)).toBeLessThanOrEqual(256 * MB);
+    expect(estimatedPeak('render', 30 * MB) + estimatedPeak('places', 30 * MB)).toBeGreaterThan(256 * MB);
+    const events: Array<{ name: string; at: number }> = [];
+    const summaries = await importInThreads(
+      IMPORTERS,
+      MONACO_PBF,
+      dir,
+      (name) => events.push({ name, at: performance.now() }),
+      new AbortController().signal,
+      { memoryBytes: 256 * MB, threads: 2, pbfBytes: 30 * MB },
+    );
+    expect(summaries.map((s) => s.importer)).toEqual(IMPORTERS.map((i) => i.name));
+    // progress never interleaves: each importer reports only after the one before it finished, roads first
+    const order = events.map((e) => e.name).filter((n, i, a) => n !== a[i - 1]);
+    expect(order).toEqual(['roads', 'render', 'places']);
   }, 120_000);
 
   it('`svcmaps import` of a broken file fails in one line and leaves the imported data in service', async () => {

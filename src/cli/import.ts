@@ -76,7 +76,7 @@ export function makeImportCommand(io: Io, signals: NodeJS.EventEmitter = process
               b.bar.update(`${name}:${stage}`, d, total);
             },
             abort.signal,
-            { memoryBytes, threads },
+            { memoryBytes, threads, pbfBytes: statSync(file).size },
           );
           for (const s of done) io.err(line(s) + '\n');
           summaries.push(...done);
