@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildCH } from '../src/routing/ch-build.js';
-import { CHQuery } from '../src/routing/ch-query.js';
-import { lineJson, type RoutePath } from '../src/routing/path.js';
+import { CHQuery, setUnpackListLimit } from '../src/routing/ch-query.js';
+import type { RoadGraph } from '../src/routing/graph.js';
+import { assemble, lineJson, setPathScratchLimit, type RoutePath } from '../src/routing/path.js';
 
 /** A random W x W grid with some one-ways, as CSR arrays. */
 function randomGrid(W: number, seed: number) {
@@ -35,7 +36,16 @@ function randomGrid(W: number, seed: number) {
 describe('CH unpacking', () => {
   it('unpacks every via path of a run like a plain descent, also when it copies the roads of CH edges met before', () => {
     const { g, rnd } = randomGrid(40, 11);
-    for (const ch of [buildCH(g), buildCH(g, { coreDegree: 5 })]) {
+    const tailOf = new Int32Array(g.head.length);
+    for (let u = 0; u < g.n; u++) for (let e = g.first[u]!; e < g.first[u + 1]!; e++) tailOf[e] = u;
+    // the thread's list, and a query's own growable arrays for paths too long for it (a limit of 0 or 40 parts)
+    for (const [limit, ch] of [
+      [Infinity, buildCH(g)],
+      [Infinity, buildCH(g, { coreDegree: 5 })],
+      [0, buildCH(g)],
+      [40, buildCH(g, { coreDegree: 5 })],
+    ] as const) {
+      setUnpackListLimit(limit);
       const q = new CHQuery(ch, ch.coreNodes);
       let copied = 0;
       for (let i = 0; i < 40; i++) {
@@ -52,14 +62,12 @@ describe('CH unpacking', () => {
           for (const e of packed) if (seenEdges.has(e)) copied++;
           for (const e of packed) seenEdges.add(e);
           // a road is connected: each edge starts where the one before ended
-          for (let k = 1; k < want.length; k++) {
-            const tail = g.first.findLastIndex((f) => f <= want[k]!);
-            expect(tail).toBe(g.head[want[k - 1]!]);
-          }
+          for (let k = 1; k < want.length; k++) expect(tailOf[want[k]!]).toBe(g.head[want[k - 1]!]);
         }
       }
       expect(copied).toBeGreaterThan(0);
     }
+    setUnpackListLimit(Infinity);
   });
 });
 
@@ -104,5 +112,86 @@ describe('route line text', () => {
       expect(text).toBe(reference(coords));
       expect(JSON.parse(text)).toBeInstanceOf(Array);
     }
+  });
+});
+
+describe('route assembly', () => {
+  /**
+   * A one-way line of N nodes, edge i from node i to i + 1 on segment i; every 5th edge joins two nodes at one
+   * position (zero length), ways change every 3 edges.
+   */
+  function line(N: number) {
+    const lon: number[] = [],
+      lat: number[] = [];
+    for (let i = 0, x = 7; i < N; i++) {
+      if (i % 5 !== 0 || i < 2 || i > N - 3) x += 1e-4;
+      lon.push(x);
+      lat.push(43.7 + i * 1e-6);
+    }
+    const E = N - 1;
+    const first = new Uint32Array(N + 1);
+    for (let u = 0; u <= N; u++) first[u] = Math.min(u, E);
+    const segFirst = new Uint32Array(2 * E + 1);
+    for (let s = 0; s < E; s++) {
+      segFirst[2 * s] = s;
+      segFirst[2 * s + 1] = s + 1;
+    }
+    segFirst[2 * E] = E;
+    const idx = Uint32Array.from({ length: E }, (_, i) => i);
+    const g = {
+      lon: Float64Array.from(lon),
+      lat: Float64Array.from(lat),
+      first,
+      head: Uint32Array.from({ length: E }, (_, i) => i + 1),
+      ms: Uint32Array.from({ length: E }, (_, i) => (lon[i] === lon[i + 1] ? 0 : 900 + (i % 7))),
+      dist: Float32Array.from({ length: E }, (_, i) => (lon[i] === lon[i + 1] ? 0 : 8.1 + (i % 3))),
+      way: Uint32Array.from({ length: E }, (_, i) => Math.floor(i / 3)),
+      segA: idx,
+      segB: Uint32Array.from({ length: E }, (_, i) => i + 1),
+      segFirst,
+      segEdges: idx,
+    };
+    const snap = (s: number) => ({
+      seg: s,
+      t: 0.5,
+      lon: (lon[s]! + lon[s + 1]!) / 2,
+      lat: (lat[s]! + lat[s + 1]!) / 2,
+      meters: 0,
+    });
+    return { g: g as unknown as RoadGraph, from: snap(0), to: snap(E - 1), edges: idx.slice(1, E - 1), E };
+  }
+
+  it('gathers pieces in the thread scratch or in arrays of its own alike, dropping zero-length pieces', () => {
+    const { g, from, to, edges, E } = line(400);
+    const build = (limit: number) => {
+      setPathScratchLimit(limit);
+      const heads = new Uint32Array(edges.length);
+      const p = assemble(g, from, to, 1, edges, E - 1, heads);
+      setPathScratchLimit(Infinity);
+      return { p, heads };
+    };
+    const a = build(Infinity),
+      b = build(0);
+    const used = ({ p }: { p: RoutePath }) => ({
+      n: p.n,
+      way: Array.from(p.way.subarray(0, p.n)),
+      node: Array.from(p.node.subarray(0, p.n)),
+      dist: Array.from(p.dist.subarray(0, p.n)),
+      time: Array.from(p.time.subarray(0, p.n)),
+      pts: Array.from(p.pts.subarray(0, 2 * p.n + 2)),
+      distM: p.distM,
+      ms: p.ms,
+    });
+    expect(used(a)).toEqual(used(b));
+    expect(Array.from(a.heads)).toEqual(Array.from(edges, (e) => e + 1));
+    expect(Array.from(b.heads)).toEqual(Array.from(a.heads));
+    const zero = Array.from(edges).filter((e) => g.dist[e] === 0).length;
+    expect(zero).toBeGreaterThan(50);
+    expect(a.p.n).toBe(edges.length - zero + 2); // the partial pieces at both ends
+    expect(a.p.ms).toBe(Array.from(edges).reduce((s, e) => s + g.ms[e]!, 0) + g.ms[0]! / 2 + g.ms[E - 1]! / 2);
+    // the snapped start's partial piece to node 1, a piece per edge of some length, the partial piece to the end
+    const kept = Array.from(edges).filter((e) => g.dist[e] !== 0);
+    expect(Array.from(a.p.node.subarray(0, a.p.n))).toEqual([1, ...kept.map((e) => e + 1), -1]);
+    expect(lineJson(a.p)).toBe(lineJson(b.p));
   });
 });

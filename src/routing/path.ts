@@ -64,17 +64,82 @@ export function targetSeeds(g: RoadGraph, s: Snap): Seed[] {
   return out;
 }
 
+/**
+ * Scratch pieces, one set per thread (assembling is synchronous): PathBuilder gathers a route's pieces here and
+ * copies them out at their exact count. Module constants, because V8 compiles the gathering loop (see
+ * gatherEdges) over them into one that keeps far more of its cache misses in flight than over arrays held in
+ * fields: the graph's per-edge and per-node arrays are read at random. 64K pieces (~2.5 MB); a longer route is
+ * built in arrays of its own.
+ */
+const PIECES = 1 << 16;
+const P_WAY = new Uint32Array(PIECES);
+const P_NODE = new Int32Array(PIECES);
+const P_DIST = new Float64Array(PIECES);
+const P_TIME = new Float64Array(PIECES);
+const P_PTS = new Float64Array(2 * PIECES + 2);
+const P_HEADS = new Uint32Array(PIECES);
+let piecesLimit = PIECES;
+
+/** Tests: a lower limit for routes gathered in the scratch pieces (down to 0), so others get their own arrays. */
+export function setPathScratchLimit(n: number): void {
+  piecesLimit = Math.max(0, Math.min(PIECES, n));
+}
+
+/**
+ * PathBuilder.add for each of `edges` (a connected run from node `prev`) into the scratch pieces, after `n` pieces
+ * summing to distM / ms; the node each edge leads to goes to P_HEADS. Each piece starts where the previous edge
+ * ended, so every node's coordinates are read once.
+ */
+function gatherEdges(g: RoadGraph, edges: Uint32Array, prev: number, n: number, distM: number, ms: number) {
+  const { head, lon, lat } = g,
+    gWay = g.way,
+    gDist = g.dist,
+    gMs = g.ms;
+  let fx = lon[prev]!,
+    fy = lat[prev]!;
+  for (let k = 0; k < edges.length; k++) {
+    const e = edges[k]!,
+      h = head[e]!,
+      tx = lon[h]!,
+      ty = lat[h]!,
+      d = gDist[e]!;
+    P_HEADS[k] = h;
+    if (!(d <= 0.01)) {
+      const t = gMs[e]!;
+      if (n === 0) {
+        P_PTS[0] = fx;
+        P_PTS[1] = fy;
+      }
+      P_WAY[n] = gWay[e]!;
+      P_NODE[n] = h;
+      P_DIST[n] = d;
+      P_TIME[n] = t;
+      P_PTS[2 * n + 2] = tx;
+      P_PTS[2 * n + 3] = ty;
+      distM += d;
+      ms += t;
+      n++;
+    }
+    fx = tx;
+    fy = ty;
+  }
+  return { n, distM, ms };
+}
+
 /** Collects pieces in driving order; pieces of (almost) zero length carry no geometry and would confuse bearings. */
 class PathBuilder {
   private readonly p: RoutePath;
+  /** Whether the pieces are gathered in the scratch arrays (copied out by done). */
+  private readonly scratch: boolean;
   constructor(cap: number, edges: Uint32Array) {
+    this.scratch = cap <= piecesLimit;
     this.p = {
       n: 0,
-      way: new Uint32Array(cap),
-      node: new Int32Array(cap),
-      dist: new Float64Array(cap),
-      time: new Float64Array(cap),
-      pts: new Float64Array(2 * cap + 2),
+      way: this.scratch ? P_WAY : new Uint32Array(cap),
+      node: this.scratch ? P_NODE : new Int32Array(cap),
+      dist: this.scratch ? P_DIST : new Float64Array(cap),
+      time: this.scratch ? P_TIME : new Float64Array(cap),
+      pts: this.scratch ? P_PTS : new Float64Array(2 * cap + 2),
       edges,
       distM: 0,
       ms: 0,
@@ -122,52 +187,53 @@ class PathBuilder {
     p.ms += ms;
   }
   /**
-   * `add` for each of `edges` (a connected run starting at node `prev`), inlined: a long route has ~10^4 of them.
-   * Each piece starts where the previous edge ended, so every node's coordinates are read once.
+   * `add` for each of `edges` (a connected run starting at node `prev`): a long route has ~10^4 of them. With
+   * `heads` (as long as `edges`), the node each edge leads to is kept there too.
    */
   addEdges(g: RoadGraph, edges: Uint32Array, prev: number, heads?: Uint32Array) {
-    const p = this.p,
-      { way, node, dist, time, pts } = p;
-    const { head, lon, lat } = g;
-    let n = p.n,
-      distM = p.distM,
-      ms = p.ms,
-      fx = lon[prev]!,
-      fy = lat[prev]!;
+    const p = this.p;
+    if (this.first === undefined && edges.length > 0) {
+      const e = edges[0]!,
+        h = g.head[e]!;
+      this.first = [g.way[e]!, g.dist[e]!, g.ms[e]!, g.lon[prev]!, g.lat[prev]!, g.lon[h]!, g.lat[h]!, h];
+    }
+    if (this.scratch) {
+      const r = gatherEdges(g, edges, prev, p.n, p.distM, p.ms);
+      p.n = r.n;
+      p.distM = r.distM;
+      p.ms = r.ms;
+      heads?.set(P_HEADS.subarray(0, edges.length));
+      return;
+    }
+    let fx = g.lon[prev]!,
+      fy = g.lat[prev]!;
     for (let k = 0; k < edges.length; k++) {
       const e = edges[k]!,
-        h = head[e]!,
-        tx = lon[h]!,
-        ty = lat[h]!,
-        d = g.dist[e]!;
+        h = g.head[e]!,
+        tx = g.lon[h]!,
+        ty = g.lat[h]!;
       if (heads) heads[k] = h;
-      if (this.first === undefined) this.first = [g.way[e]!, d, g.ms[e]!, fx, fy, tx, ty, h];
-      if (!(d <= 0.01)) {
-        const t = g.ms[e]!;
-        if (n === 0) {
-          pts[0] = fx;
-          pts[1] = fy;
-        }
-        way[n] = g.way[e]!;
-        node[n] = h;
-        dist[n] = d;
-        time[n] = t;
-        pts[2 * n + 2] = tx;
-        pts[2 * n + 3] = ty;
-        distM += d;
-        ms += t;
-        n++;
-      }
+      if (!(g.dist[e]! <= 0.01)) this.put(g.way[e]!, g.dist[e]!, g.ms[e]!, fx, fy, tx, ty, h);
       fx = tx;
       fy = ty;
     }
-    p.n = n;
-    p.distM = distM;
-    p.ms = ms;
   }
   done(): RoutePath {
-    if (this.p.n === 0 && this.first) this.put(...this.first);
-    return this.p;
+    const p = this.p;
+    if (p.n === 0 && this.first) this.put(...this.first);
+    if (!this.scratch) return p;
+    const n = p.n;
+    return {
+      n,
+      way: P_WAY.slice(0, n),
+      node: P_NODE.slice(0, n),
+      dist: P_DIST.slice(0, n),
+      time: P_TIME.slice(0, n),
+      pts: P_PTS.slice(0, 2 * n + 2),
+      edges: p.edges,
+      distM: p.distM,
+      ms: p.ms,
+    };
   }
 }
 
