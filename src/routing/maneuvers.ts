@@ -38,7 +38,11 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
     const rbIn = wayRoundabout[aWay] === 1,
       rbOut = wayRoundabout[bWay] === 1;
     const inB = lastBrgOf === i ? lastBrg : brg(i);
-    const outB = brg(i + 1);
+    // the junction's latitude terms serve the way out and every other way from it
+    const jLat = pts[2 * i + 3]! * TO_RAD,
+      jCos = Math.cos(jLat),
+      jSin = Math.sin(jLat);
+    const outB = bearingFrom(jCos, jSin, pts[2 * i + 2]!, pts[2 * i + 4]!, pts[2 * i + 5]!);
     lastBrg = outB;
     lastBrgOf = i + 1;
     const angle = turnAngle(inB, outB);
@@ -48,7 +52,7 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
         roundaboutStep = { at: i + 1, way: bWay, input: { type: 'roundabout', exit: 1, name: '' } };
         steps.push(roundaboutStep);
       } else if (rbIn) {
-        if (options(g, v, p, i, inB).some((o) => !g.wayRoundabout[o.way])) exits++;
+        if (options(g, v, p, i, inB, jCos, jSin).some((o) => !g.wayRoundabout[o.way])) exits++;
         if (!rbOut) {
           if (roundaboutStep) {
             roundaboutStep.input.exit = Math.max(1, exits + 1);
@@ -84,7 +88,7 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
     ) {
       input = { type: 'merge', modifier: angle < 0 ? 'slight left' : 'slight right', name: nameOf(bWay) };
     } else {
-      const others = options(g, v, p, i, inB);
+      const others = options(g, v, p, i, inB, jCos, jSin);
       if (others.length === 1 && Math.abs(angle) < 45 && Math.abs(others[0]!.angle) < 45) {
         input = {
           type: 'fork',
@@ -155,6 +159,19 @@ export function streetName(g: RoadGraph, way: number, locale: Locale): string {
   return (locale === 'ar' ? ar : en) || name || ref || '';
 }
 
+const TO_RAD = Math.PI / 180;
+
+/**
+ * bearingOf with the start's cos(lat1) and sin(lat1) given (in radians, as bearingOf computes them): the same
+ * operations in the same order, so the same result to the bit.
+ */
+function bearingFrom(cosLat1: number, sinLat1: number, lng1: number, lng2: number, lat2: number): number {
+  const cosLat2 = Math.cos(lat2 * TO_RAD);
+  const y = Math.sin((lng2 - lng1) * TO_RAD) * cosLat2;
+  const x = cosLat1 * Math.sin(lat2 * TO_RAD) - sinLat1 * cosLat2 * Math.cos((lng2 - lng1) * TO_RAD);
+  return (Math.atan2(y, x) / TO_RAD + 360) % 360;
+}
+
 /** Initial bearing from (lng1, lat1) to (lng2, lat2), degrees clockwise from north. */
 export function bearingOf(lng1: number, lat1: number, lng2: number, lat2: number): number {
   const toRad = Math.PI / 180;
@@ -171,14 +188,13 @@ const turnAngle = (inB: number, outB: number) => ((outB - inB + 540) % 360) - 18
  * The other drivable choices at the junction between pieces i and i + 1 (excluding the taken one and going
  * back), with their turn angles from `inB`.
  */
-function options(g: RoadGraph, v: number, p: RoutePath, i: number, inB: number) {
+function options(g: RoadGraph, v: number, p: RoutePath, i: number, inB: number, jCos: number, jSin: number) {
   const others: Array<{ way: number; angle: number }> = [];
   if (v < 0) return others;
   const pts = p.pts;
   const backX = pts[2 * i]!,
     backY = pts[2 * i + 1]!; // where piece i came from
-  const atX = pts[2 * i + 2]!,
-    atY = pts[2 * i + 3]!; // the junction
+  const atX = pts[2 * i + 2]!; // the junction (its latitude's cos and sin: jCos, jSin)
   const takenX = pts[2 * i + 4]!,
     takenY = pts[2 * i + 5]!; // where piece i + 1 goes
   for (let e = g.first[v]!; e < g.first[v + 1]!; e++) {
@@ -186,7 +202,7 @@ function options(g: RoadGraph, v: number, p: RoutePath, i: number, inB: number) 
     const x = g.lon[h]!,
       y = g.lat[h]!;
     if ((x === backX && y === backY) || (x === takenX && y === takenY)) continue;
-    others.push({ way: g.way[e]!, angle: turnAngle(inB, bearingOf(atX, atY, x, y)) });
+    others.push({ way: g.way[e]!, angle: turnAngle(inB, bearingFrom(jCos, jSin, atX, x, y)) });
   }
   return others;
 }
