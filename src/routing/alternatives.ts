@@ -36,10 +36,12 @@ export function viaAlternatives(
   // Via nodes on the primary at its own cost lead back to the primary: skipped without unpacking them.
   let onPrimary: IntSet | undefined;
   const isOnPrimary = (v: number) => (onPrimary ??= headSet(g, primary.edges)).has(v);
-  // Accepted routes: their packed paths (for the shared ends) and the set of their edges (for the exact overlap,
-  // built when a candidate gets that far: a hash set sized by the route, no per-node or per-edge scratch memory in
-  // every routing thread).
-  const accepted: Array<{ packed: number[]; edges?: IntSet }> = [{ packed: q.packed(meet) }];
+  // Accepted routes: their packed paths (for the shared ends), their edges and the set of them (for the exact
+  // overlap, built when a later candidate gets that far: a hash set sized by the route, no per-node or per-edge
+  // scratch memory in every routing thread).
+  const accepted: Array<{ packed: number[]; edges: Uint32Array; set?: IntSet }> = [
+    { packed: q.packed(meet), edges: primary.edges },
+  ];
   const seen = new Set<number>();
   const cands: Candidate[] = [];
   for (const v of q.meetNodes) {
@@ -69,10 +71,9 @@ export function viaAlternatives(
     const edges = q.unpack(v);
     const heads = new Uint32Array(edges.length);
     const path = assemble(g, from, to, sNode, edges, tNode, heads);
-    accepted[0]!.edges ??= edgeSet(primary.edges);
-    if (accepted.some((a) => shared(g, edges, a.edges!) >= MAX_SHARE * cost)) continue;
+    if (accepted.some((a) => shared(g, edges, (a.set ??= edgeSet(a.edges))) >= MAX_SHARE * cost)) continue;
     if (!simple(sNode, heads)) continue;
-    accepted.push({ packed, edges: edgeSet(edges) });
+    accepted.push({ packed, edges });
     out.push(path);
   }
   return out;
