@@ -5,6 +5,8 @@ import type { HotTier } from './hot-tier.js';
 export type Tier = 'memory' | 'sqlite';
 
 const WARM_MAX_AGE_S = 7 * 86400;
+/** Answers longer than this (characters of JSON) are not written to the warm tier. */
+export const WARM_MAX_BYTES = 64 * 1024;
 
 /**
  * Hot (LRU) then warm (SQLite) cache for JSON answers. Warm writes are buffered and written in one transaction per
@@ -48,6 +50,9 @@ export class AnswerCache {
   set(key: string, value: unknown): void {
     const text = JSON.stringify(value);
     this.hot.set(key, Buffer.from(text));
+    // A long route's answer is hundreds of KB: written to SQLite on the event loop, a second's worth of them held
+    // every request for 100+ ms, and the file grew by that much per route. Such answers stay in the hot tier only.
+    if (text.length > WARM_MAX_BYTES) return;
     this.pending.set(key, text);
     if (this.pending.size >= 5000) this.flush();
   }

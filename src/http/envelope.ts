@@ -1,4 +1,5 @@
 import { AppError, ERRORS, GENERIC_5XX_MESSAGE } from '../core/errors.js';
+import { stringify } from '../core/serialised.js';
 import type { HttpReply } from './types.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -18,7 +19,7 @@ function withType(headers: Record<string, string> | undefined): Record<string, s
  * constant parts written once rather than serialised on every answer (the same bytes JSON.stringify would give).
  */
 export function ok(data: unknown, headers?: Record<string, string>): HttpReply {
-  const json = JSON.stringify(data) as string | undefined;
+  const json = stringify(data);
   if (json === undefined) return jsonReply(200, { status: 'success', data, message: 'OK' }, headers);
   return { status: 200, headers: withType(headers), body: '{"status":"success","data":' + json + ',"message":"OK"}' };
 }

@@ -4,6 +4,7 @@ import type { LatLng } from '../core/geo.js';
 import type { Pool } from '../limits/pool.js';
 import { straightLine } from './degraded.js';
 import { NO_ROAD_GRAPH } from './no-graph.js';
+import { Serialised } from '../core/serialised.js';
 import type { DirectionsRequest, EnginePath, RoutingEngine } from './types.js';
 
 const TIMED_OUT = Symbol('timed out');
@@ -58,6 +59,15 @@ export interface DirectionsDeps {
 const lineString = (line: string) => `{"type":"LineString","coordinates":${line}}`;
 
 /**
+ * The polyline field (GeoJSON text as a JSON string) already serialised: the coordinates are digits, signs, dots,
+ * commas and brackets, so only the GeoJSON wrapper's quotes need escaping and the line is not scanned again.
+ */
+const polylineField = (line: string): Serialised | string =>
+  line.includes('"') || line.includes('\\')
+    ? lineString(line)
+    : new Serialised(`"{\\"type\\":\\"LineString\\",\\"coordinates\\":${line}}"`);
+
+/**
  * Directions in the spec's three shapes. The engine's answer races the caller's budget; on expiry or a generic
  * failure the caller gets the degraded straight line (200) while the computation carries on in the background.
  */
@@ -100,7 +110,7 @@ export class DirectionsService {
         label: p.label,
         distance_meters: Math.round(p.distance_m),
         duration_seconds: Math.round(p.duration_s),
-        polyline: lineString(p.line),
+        polyline: polylineField(p.line),
         ...(p.maneuvers ? { maneuvers: p.maneuvers } : {}),
       }));
       const primary = routes[0]!;
