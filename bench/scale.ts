@@ -176,6 +176,9 @@ function pairs(rnd: () => number) {
 }
 
 async function serve() {
+  // A fresh store each run: with --keep, an earlier run's warm answer cache (SQLite, kept 7 days) would answer the
+  // same seeded routes and searches instead of the engines.
+  for (const f of ['svcmaps.db', 'svcmaps.db-wal', 'svcmaps.db-shm']) rmSync(join(dataDir, f), { force: true });
   const t0 = performance.now();
   const since = () => Math.round(performance.now() - t0);
   const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'serve-app.ts'), dataDir], {
