@@ -46,7 +46,7 @@ export class PlacesThreads {
       queue: o.queue,
       shedCode: 'AUTOCOMPLETE_BACKPRESSURE',
       timeoutMs: o.timeoutMs,
-      init: { file: o.file, testDelayMs: o.testDelayMs },
+      init: { file: o.file, testDelayMs: o.testDelayMs, turn: new Int32Array(new SharedArrayBuffer(8)) },
       // a SQLite statement cannot be interrupted: give a long query time to finish before its thread is replaced
       stuckMs: 5000,
     });

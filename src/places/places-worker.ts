@@ -15,12 +15,37 @@ export interface PlacesInit {
   file: string;
   /** Test hook only: each query first keeps the thread busy this long, checking its cancel word. */
   testDelayMs?: number;
+  /** [tickets taken, threads done warming]: threads warm their columns one after another (see warmInTurn). */
+  turn?: Int32Array;
+}
+
+/** The longest a thread waits for the one before it to warm (one that died never says it is done). */
+const TURN_WAIT_MS = 30_000;
+
+/**
+ * Loading the scoring columns is seconds of CPU on a country. All threads at once would take every core from the
+ * routing graph's load and the HTTP thread at start; in turn, the first is ready as soon as it can be (the pool
+ * answers from it while the others load) and start-up leaves a core free.
+ */
+function warmInTurn(file: string, turn: Int32Array | undefined): PlacesIndex {
+  if (!turn) return new PlacesIndex(file).warm();
+  const ticket = Atomics.add(turn, 0, 1);
+  const until = Date.now() + TURN_WAIT_MS;
+  for (let done = Atomics.load(turn, 1); done < ticket && Date.now() < until; done = Atomics.load(turn, 1))
+    Atomics.wait(turn, 1, done, until - Date.now());
+  try {
+    return new PlacesIndex(file).warm();
+  } finally {
+    Atomics.add(turn, 1, 1);
+    Atomics.notify(turn, 1);
+  }
 }
 
 serveTasks<{ index: PlacesIndex; init: PlacesInit }>(
   (data, previous) => {
     const init = data as PlacesInit;
-    const index = new PlacesIndex(init.file).warm(); // scoring columns in memory before the thread says ready
+    // scoring columns in memory before the thread says ready; at start one thread at a time, a reload all at once
+    const index = previous ? new PlacesIndex(init.file).warm() : warmInTurn(init.file, init.turn);
     previous?.index.close();
     return { index, init };
   },
