@@ -36,8 +36,9 @@ export const estimatedPeak = (name: string, pbfBytes: number): number =>
  * as long as its longest importer instead of the sum. A thread starts only while the estimated peaks of the running
  * ones and its own fit in the memory budget (estimatedPeak; the first always starts), so a large country runs its
  * stages one or two at a time instead of all at once. Each running thread gets an equal share of the budget for
- * its node index and way geometries. The first failure aborts the others (each importer renames its output in only when complete, so the data
- * in service stays in service) and is thrown as it is; summaries come back in the importers' order.
+ * its node index and way geometries. The first failure aborts the others (each importer renames its output in only
+ * when complete, so the data in service stays in service) and is thrown as it is; summaries come back in the
+ * importers' order.
  */
 export async function importInThreads(
   importers: Importer[],
