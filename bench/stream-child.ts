@@ -3,7 +3,8 @@
  * sends 'stop'; then it replies with its answer times and statuses. Run in its own process so that reading the
  * answers does not share an event loop with the load generator.
  *
- *   fork('bench/stream-child.ts', [port, apiKey, 'routes' | 'autocomplete', layoutFile, seed], { execArgv: ['--import', 'tsx'] })
+ *   fork('bench/stream-child.ts', [port, apiKey, 'routes' | 'autocomplete', layoutFile, seed],
+ *        { execArgv: ['--import', 'tsx'] })
  */
 import { readFileSync } from 'node:fs';
 
