@@ -36,9 +36,10 @@ export interface WorkerPoolOptions {
   /** How long an abandoned task may keep its thread before the thread is terminated and replaced. */
   stuckMs?: number;
   /**
-   * Niceness of the threads (0 = as the process). The default, 4, gives the HTTP thread about 2.5 times an engine
-   * thread's share of a contended core: hot requests stay fast and long searches still progress (at 10, with a
-   * load generator on the same 2 cores, routes and searches starved: answer p50 x4-8).
+   * Niceness of the threads (0 = as the process). The default, 8, gives the HTTP thread about 5.5 times an engine
+   * thread's share of a contended core: hot requests stay fast and searches still progress. bench:mixed (100
+   * copies, load generator and stream client on the same 2 cores): hot tile beside autocomplete 0.46x of alone at
+   * 4, 0.51x at 8, 0.63x at 12; answers p50 unchanged, p99 13 / 17 / 29 ms.
    */
   nice?: number;
 }
@@ -201,7 +202,7 @@ export class WorkerPool {
 
   private spawn(index: number): Slot {
     Atomics.store(this.cancel, index, 0);
-    const data: HostData = { slot: index, cancel: this.cancel, init: this.state, nice: this.o.nice ?? 4 };
+    const data: HostData = { slot: index, cancel: this.cancel, init: this.state, nice: this.o.nice ?? 8 };
     const worker = startModuleWorker(this.o.here, this.o.module, data);
     worker.unref();
     const slot: Slot = { index, worker, updates: new Map(), ready: false };

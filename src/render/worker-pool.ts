@@ -20,7 +20,7 @@ export interface RenderThreadData {
 }
 
 /**
- * Render and static-map threads yield the CPU to the HTTP thread more than routing and places threads do (4):
+ * Render and static-map threads yield the CPU to the HTTP thread more than routing and places threads do (8):
  * a burst of maps and cold tiles is batch work beside the requests the event loop answers, and the event loop is
  * mostly idle, so drawing still gets nearly all of a free core (bench:overload: /livez p99 during bursts fell by
  * about a third at 10, with the same goodput).
