@@ -18,11 +18,11 @@ export default defineConfig({
       reporter: ['text-summary', 'json-summary'],
       reportsDirectory: 'test-output/coverage',
       reportOnFailure: true,
-      // Measured on a full run: 91.2% lines, 88.7% statements, 90.0% functions, 79.7% branches (a CI run measured
-      // 90.9 / 88.4 / - / 79.4: the cluster's new Redis/PostgreSQL paths run in child-process nodes, import
-      // threads in workers, neither counted). The margin below absorbs timing-dependent paths (retries, timeouts)
-      // that differ from run to run.
-      thresholds: { lines: 90.4, statements: 87.8, functions: 89, branches: 78.8 },
+      // Measured on a CI run: 90.5% lines, 88.1% statements, 89.1% functions, 78.9% branches (the cluster's
+      // Redis/PostgreSQL paths run in child-process nodes, import threads, routing threads and static-map threads in
+      // workers, none counted; a CLI child runs dist/). The margin below absorbs timing-dependent paths (retries,
+      // timeouts) that differ from run to run.
+      thresholds: { lines: 90.1, statements: 87.7, functions: 88.7, branches: 78.5 },
     },
   },
 });
