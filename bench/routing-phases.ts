@@ -128,7 +128,10 @@ function phases(k: string, [A, B]: Pair, into: Record<string, number[]>): void {
     ms[ph] = performance.now() - t;
     return r;
   };
-  const r = time('ch', () => q.run(M.path.sourceSeeds(g, a), M.path.targetSeeds(g, b), true));
+  const sources = M.path.sourceSeeds(g, a),
+    targets = M.path.targetSeeds(g, b);
+  const r = time('ch', () => q.run(sources, targets, true));
+  const settledFull: unknown = q.lastSettled;
   if (!r) return;
   const edges = time('unpack', () => q.unpack(r.meet));
   const primary = time('assemble', () => M.path.assemble(g, a, b, q.seedF(r.meet), edges, q.seedB(r.meet)));
@@ -136,6 +139,12 @@ function phases(k: string, [A, B]: Pair, into: Record<string, number[]>): void {
   const all = [primary, ...alts];
   time('maneuvers', () => all.map((p) => M.man.maneuvers(g, p, 'en')));
   time('line', () => all.map((p) => M.path.lineJson(p)));
+  // search space: nodes settled by the full query alternatives need (above) and by a plain one (the stopping rule)
+  if (typeof settledFull === 'number') {
+    (into[`${k} settled full`] ??= []).push(settledFull);
+    q.run(sources, targets, false);
+    (into[`${k} settled`] ??= []).push(q.lastSettled as number);
+  }
   ms.total = PHASES.reduce((s, ph) => s + ms[ph]!, 0);
   for (const [ph, v] of Object.entries(ms)) (into[`${k} ${ph}`] ??= []).push(v);
 }
@@ -179,6 +188,12 @@ for (let rep = 0; rep < reps; rep++) {
         names.map((k) => ` ${k} ${f2(pct(P[`${k} ${ph}`] ?? [NaN], 50)).padStart(6)}`).join('') +
         ratio(P, ph, 50),
     );
+  const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
+  for (const k of names)
+    if (P[`${k} settled`])
+      console.log(
+        `search space (${k}), nodes settled per long query, mean / median: plain ${Math.round(mean(P[`${k} settled`]!))} / ${pct(P[`${k} settled`]!, 50)}, full (alternatives) ${Math.round(mean(P[`${k} settled full`]!))} / ${pct(P[`${k} settled full`]!, 50)}`,
+      );
   console.log('whole answers (routeSync, alternatives and maneuvers), ms p50 / p90 / p99:');
   for (const kind of ['long', 'local'])
     for (const k of names) {

@@ -66,6 +66,8 @@ export class CHQuery {
    */
   interrupt?: () => void;
   private steps = 0;
+  /** Nodes the last run() took from its queues (both directions, both phases): its search space. */
+  lastSettled = 0;
 
   /** Ranks at or above this belong to the uncontracted core (see CHOptions.coreDegree). */
   private readonly coreStart: number;
@@ -96,6 +98,7 @@ export class CHQuery {
    */
   run(sources: Seed[], targets: Seed[], full = false): { meet: number; cost: number } | undefined {
     const { fwd: F, bwd: B, qF, qB, ch } = this;
+    const steps0 = this.steps;
     F.reset();
     B.reset();
     qF.clear();
@@ -159,6 +162,7 @@ export class CHQuery {
       best = r.best;
       meet = r.meet;
     }
+    this.lastSettled = this.steps - steps0;
     return meet < 0 ? undefined : { meet, cost: best };
   }
 
