@@ -12,18 +12,24 @@ describe('importers side by side, one thread each', () => {
   const root = mkdtempSync(join(tmpdir(), 'svcmaps-threads-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  it('two threads run roads, render and places at the same time; summaries come back in importer order', async () => {
-    const dir = join(root, 'direct');
+  /** Imports Monaco in two threads into a fresh directory, recording which importer reported progress when. */
+  async function importMonaco(name: string, memoryBytes: number, pbfBytes: number) {
+    const dir = join(root, name);
     await cli('keys', 'list', '--data', dir); // prepares the directory
     const events: Array<{ name: string; at: number }> = [];
     const summaries = await importInThreads(
       IMPORTERS,
       MONACO_PBF,
       dir,
-      (name) => events.push({ name, at: performance.now() }),
+      (importer) => events.push({ name: importer, at: performance.now() }),
       new AbortController().signal,
-      { memoryBytes: 256 * 2 ** 20, threads: 2, pbfBytes: statSync(MONACO_PBF).size },
+      { memoryBytes, threads: 2, pbfBytes },
     );
+    return { summaries, events };
+  }
+
+  it('two threads run roads, render and places at the same time; summaries come back in importer order', async () => {
+    const { summaries, events } = await importMonaco('direct', 256 * 2 ** 20, statSync(MONACO_PBF).size);
     expect(summaries.map((s) => s.importer)).toEqual(IMPORTERS.map((i) => i.name));
     expect(summaries.find((s) => s.importer === 'roads')!.counts.nodes).toBeGreaterThan(1000);
     // render's progress arrives while roads (started first, the longest) is still reporting
@@ -34,21 +40,11 @@ describe('importers side by side, one thread each', () => {
   }, 120_000);
 
   it('importers whose estimated peaks do not fit the memory budget together run one after another', async () => {
-    const dir = join(root, 'budget');
-    await cli('keys', 'list', '--data', dir);
     const MB = 2 ** 20;
     // As if the file were 30 MB: roads alone (~255 MB) fits 256 MB; no two importers fit together.
     expect(estimatedPeak('roads', 30 * MB)).toBeLessThanOrEqual(256 * MB);
     expect(estimatedPeak('render', 30 * MB) + estimatedPeak('places', 30 * MB)).toBeGreaterThan(256 * MB);
-    const events: Array<{ name: string; at: number }> = [];
-    const summaries = await importInThreads(
-      IMPORTERS,
-      MONACO_PBF,
-      dir,
-      (name) => events.push({ name, at: performance.now() }),
-      new AbortController().signal,
-      { memoryBytes: 256 * MB, threads: 2, pbfBytes: 30 * MB },
-    );
+    const { summaries, events } = await importMonaco('budget', 256 * MB, 30 * MB);
     expect(summaries.map((s) => s.importer)).toEqual(IMPORTERS.map((i) => i.name));
     // progress never interleaves: each importer reports only after the one before it finished, roads first
     const order = events.map((e) => e.name).filter((n, i, a) => n !== a[i - 1]);

@@ -10,6 +10,7 @@ import { BuiltinEngine } from '../src/routing/builtin-engine.js';
 import { buildCH } from '../src/routing/ch-build.js';
 import { CHQuery } from '../src/routing/ch-query.js';
 import { BidiDijkstra } from '../src/routing/dijkstra.js';
+import { randomGrid } from './helpers/grid.js';
 import { GRAPH_FILE, loadGraph } from '../src/routing/graph.js';
 import { sourceSeeds, targetSeeds } from '../src/routing/path.js';
 import { snapPoint } from '../src/routing/snap.js';
@@ -126,33 +127,8 @@ describe('turn restrictions (node splitting)', () => {
 
 describe('contraction hierarchy', () => {
   it('CH distances equal plain Dijkstra on a random grid (with one-ways)', () => {
-    const W = 40,
-      n = W * W;
-    let seed = 3;
-    const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
-    const adj: Array<Array<[number, number]>> = Array.from({ length: n }, () => []);
-    for (let r = 0; r < W; r++)
-      for (let c = 0; c < W; c++) {
-        const u = r * W + c;
-        for (const v of [c + 1 < W ? u + 1 : -1, r + 1 < W ? u + W : -1]) {
-          if (v < 0) continue;
-          const w = 1 + Math.floor(rnd() * 100),
-            dir = rnd();
-          if (dir > 0.15) adj[u]!.push([v, w]);
-          if (dir < 0.85) adj[v]!.push([u, w]);
-        }
-      }
-    const first = new Uint32Array(n + 1),
-      head: number[] = [],
-      ms: number[] = [];
-    for (let u = 0; u < n; u++) {
-      for (const [v, w] of adj[u]!) {
-        head.push(v);
-        ms.push(w);
-      }
-      first[u + 1] = head.length;
-    }
-    const g = { n, first, head: Uint32Array.from(head), ms: Uint32Array.from(ms) };
+    const { g, rnd } = randomGrid(40, 3);
+    const n = g.n;
     // a low core limit leaves an uncontracted core, so the core phase of the query is exercised too
     const full = buildCH(g),
       cored = buildCH(g, { coreDegree: 5 });
