@@ -3,6 +3,7 @@ import { haversineMeters } from '../../core/geo.js';
 import { buildCH } from '../../routing/ch-build.js';
 import type { RoadGraph } from '../../routing/graph.js';
 import { GrowF64, GrowI32, GrowU32 } from './grow.js';
+import { indexOfSorted } from './sorted.js';
 import type { OsmRoads } from './osm-read.js';
 import { splitRestrictedNodes, type Restriction } from './restrictions.js';
 import { buildSegmentGrid, tinyComponents } from './segments.js';
@@ -196,23 +197,11 @@ function resolveRestrictions(
     const fw = o.wayIndexByOsmId.get(r.fromWay),
       tw = o.wayIndexByOsmId.get(r.toWay);
     if (fw === undefined || tw === undefined) continue;
-    const via = bsearch(o.nodeIds, r.viaNode);
+    const via = indexOfSorted(o.nodeIds, r.viaNode);
     if (via < 0) continue;
     const from = Array.from(edgesOf(fw)).filter((i) => e.head[i] === via);
     const to = Array.from(edgesOf(tw)).filter((i) => e.tail[i] === via);
     if (from.length && to.length) out.push({ via, from, to, only: r.only });
   }
   return out;
-}
-
-function bsearch(a: Float64Array, x: number): number {
-  let lo = 0,
-    hi = a.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid]! < x) lo = mid + 1;
-    else if (a[mid]! > x) hi = mid - 1;
-    else return mid;
-  }
-  return -1;
 }

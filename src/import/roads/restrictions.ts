@@ -1,4 +1,5 @@
 import { GrowU32 } from './grow.js';
+import { indexOfSorted } from './sorted.js';
 
 /**
  * Turn restrictions by node splitting. A restricted via node v gets one copy per incoming edge (the first copy
@@ -53,15 +54,7 @@ export function splitRestrictedNodes(baseNodes: number, e: BaseEdges, restrictio
   for (const v of vias) isVia[v >>> 3]! |= 1 << (v & 7);
   const viaRank = (v: number): number => {
     if (v >= baseNodes || !(isVia[v >>> 3]! & (1 << (v & 7)))) return -1;
-    let lo = 0,
-      hi = viaIds.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (viaIds[mid]! < v) lo = mid + 1;
-      else if (viaIds[mid]! > v) hi = mid - 1;
-      else return mid;
-    }
-    return -1;
+    return indexOfSorted(viaIds, v);
   };
   // Incoming edges of each restricted via (CSR by via rank, in edge order), and the copy each one leads to: the
   // first keeps the via's id, the others get new nodes from copyStart[rank] on.

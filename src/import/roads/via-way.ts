@@ -1,4 +1,5 @@
 import { GrowU32 } from './grow.js';
+import { indexOfSorted, lowerBound } from './sorted.js';
 import type { OsmRoads } from './osm-read.js';
 import type { BaseEdges, SplitResult } from './restrictions.js';
 
@@ -82,14 +83,7 @@ export function applyViaWayRestrictions(
   const bit = (a: Uint8Array, i: number) => (a[i >>> 3]! & (1 << (i & 7))) !== 0;
   const startsWith = (b: number, out: number[]) => {
     if (!bit(isStart, b)) return;
-    let lo = 0,
-      hi = startBase.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (startBase[mid]! < b) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let k = lo; k < startBase.length && startBase[k] === b; k++) out.push(startPos[k]!);
+    for (let k = lowerBound(startBase, b); k < startBase.length && startBase[k] === b; k++) out.push(startPos[k]!);
   };
   /** The state after driving base edge b in state S (sorted positions; empty = the original network). */
   const advance = (S: readonly number[], b: number): number[] => {
@@ -127,17 +121,7 @@ export function applyViaWayRestrictions(
   const neededList: number[] = [];
   for (let v = 0; v < n0; v++) if (bit(isNeeded, v)) neededList.push(v);
   const needed = Uint32Array.from(neededList);
-  const rankOf = (v: number): number => {
-    let lo = 0,
-      hi = needed.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (needed[mid]! < v) lo = mid + 1;
-      else if (needed[mid]! > v) hi = mid - 1;
-      else return mid;
-    }
-    return -1;
-  };
+  const rankOf = (v: number): number => indexOfSorted(needed, v);
   const outFirst = new Uint32Array(needed.length + 1);
   for (let i = 0; i < m0; i++) if (bit(isNeeded, split.tail[i]!)) outFirst[rankOf(split.tail[i]!) + 1]!++;
   for (let k = 0; k < needed.length; k++) outFirst[k + 1]! += outFirst[k]!;
@@ -239,18 +223,7 @@ export function resolveViaWayRestrictions(
     const ra = Uint32Array.from(refsOf(a)).sort();
     const out: number[] = [];
     for (const v of refsOf(b)) {
-      if (!o.found[v] || out.includes(v)) continue;
-      let lo = 0,
-        hi = ra.length - 1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >>> 1;
-        if (ra[mid]! < v) lo = mid + 1;
-        else if (ra[mid]! > v) hi = mid - 1;
-        else {
-          out.push(v);
-          break;
-        }
-      }
+      if (o.found[v] && !out.includes(v) && indexOfSorted(ra, v) >= 0) out.push(v);
     }
     const ends = out.filter((v) => isEnd(a, v) || isEnd(b, v));
     return ends.length ? ends : out;
