@@ -1,0 +1,175 @@
+import type { CHArrays } from './ch-build.js';
+
+/**
+ * The list ShortcutUnpacker.roads opens shortcuts in: part j is CH edge LIST_IDS[j]; LIST_KID[j] is where its two
+ * children are in the list, or for a road edge, chA's code of it (< 0). One per thread (unpacking is
+ * synchronous): as module constants, V8 compiles the loop over them into one that keeps many more cache misses in
+ * flight (about twice as fast on a country graph as the same loop over arrays held in fields). 2 x 512 KB; a path
+ * whose list would not fit (about 65,000 road edges) is opened in growable arrays instead.
+ */
+const LIST_CAP = 1 << 17;
+const LIST_IDS = new Int32Array(LIST_CAP);
+const LIST_KID = new Int32Array(LIST_CAP);
+let listLimit = LIST_CAP;
+
+/** Tests: a lower limit for the list (down to 0), so paths take the growable arrays' way too. */
+export function setUnpackListLimit(n: number): void {
+  listLimit = Math.max(0, Math.min(LIST_CAP, n));
+}
+
+/**
+ * Reads LIST_IDS from its start, adding the children of each shortcut at its end, until every part is read; `tail`
+ * parts are there at first. Returns the final length, or -1 when the list would outgrow `limit`.
+ */
+function openList(chA: Int32Array, chB: Int32Array, tail: number, limit: number): number {
+  for (let j = 0; j < tail; j++) {
+    const x = LIST_IDS[j]!,
+      a = chA[x]!;
+    if (a < 0) LIST_KID[j] = a;
+    else {
+      if (tail + 2 > limit) return -1;
+      LIST_KID[j] = tail;
+      LIST_IDS[tail] = a;
+      LIST_IDS[tail + 1] = chB[x]!;
+      tail += 2;
+    }
+  }
+  return tail;
+}
+
+/**
+ * Opens a path of CH edges into the road edges it stands for: one per routing query (CHQuery), which calls forget()
+ * at the start of each search.
+ */
+export class ShortcutUnpacker {
+  constructor(private readonly ch: CHArrays) {}
+
+  /** A new search: the roads remembered so far belong to the last one's trees. */
+  forget(): void {
+    this.unpacked.clear();
+  }
+
+  /**
+   * Graph edge ids (original edges) of the CH edges `packed`, in driving order.
+   *
+   * The shortcuts are opened breadth first: every part found goes to the end of one list, whose entries are then
+   * read in turn, so consecutive lookups in the (large, randomly accessed) chA/chB arrays do not depend on each
+   * other and overlap in memory, where a descent waits for each before the next. The list keeps each part's
+   * children, and a walk over it (small, in cache) writes the road in driving order.
+   *
+   * Paths through one search's trees share their CH edges near the seeds (the alternatives share them with the
+   * primary), so the road of every CH edge unpacked since the last forget() is remembered and copied instead.
+   */
+  roads(packed: readonly number[]): Uint32Array {
+    const { ch } = this;
+    const roots = packed.length;
+    const known = packed.map((e) => this.unpacked.get(e));
+    // the list starts with the roots not known already; rootAt[r] is root r's place there
+    const rootAt: number[] = [];
+    const fresh: number[] = [];
+    for (let r = 0; r < roots; r++) {
+      rootAt.push(fresh.length);
+      if (!known[r]) fresh.push(packed[r]!);
+    }
+    let tail = -1,
+      kid = LIST_KID;
+    if (fresh.length <= listLimit) {
+      LIST_IDS.set(fresh);
+      tail = openList(ch.chA, ch.chB, fresh.length, listLimit);
+    }
+    if (tail < 0) {
+      this.reserveParts(fresh.length);
+      this.ids.set(fresh);
+      tail = this.openParts(fresh.length);
+      kid = this.kid;
+    }
+    // the road: each root's leaves, left to right (the list holds more parts than leaves: room enough)
+    let room = tail;
+    for (const k of known) if (k) room += k[2] - k[1];
+    this.reserve(room);
+    const road = this.road;
+    const starts: number[] = [];
+    let n = 0;
+    for (let r = 0; r < roots; r++) {
+      starts.push(n);
+      const seen = known[r];
+      if (seen) {
+        road.set(seen[0].subarray(seen[1], seen[2]), n);
+        n += seen[2] - seen[1];
+        continue;
+      }
+      let stack = this.stack,
+        top = 0;
+      stack[top++] = rootAt[r]!;
+      while (top > 0) {
+        const k = kid[stack[--top]!]!;
+        if (k < 0) road[n++] = -1 - k;
+        else {
+          if (top + 2 > stack.length) {
+            const s = new Int32Array(2 * stack.length);
+            s.set(stack);
+            stack = this.stack = s;
+          }
+          stack[top++] = k + 1;
+          stack[top++] = k;
+        }
+      }
+    }
+    const out = road.slice(0, n);
+    for (let r = 0; r < roots; r++)
+      if (!known[r]) this.unpacked.set(packed[r]!, [out, starts[r]!, r + 1 < roots ? starts[r + 1]! : n]);
+    return out;
+  }
+
+  /** The roads of CH edges unpacked since the last forget(): the array holding each and its range there. */
+  private readonly unpacked = new Map<number, [road: Uint32Array, start: number, end: number]>();
+  /** Unpacking scratch: the list of a path too long for LIST_CAP, the walk's stack and the road being written. */
+  private ids = new Int32Array(0);
+  private kid = new Int32Array(0);
+  private stack = new Int32Array(256);
+  private road = new Uint32Array(1 << 14);
+
+  /** openList in this unpacker's own growable arrays. */
+  private openParts(tail: number): number {
+    const { chA, chB } = this.ch;
+    let ids = this.ids,
+      kid = this.kid,
+      cap = ids.length;
+    for (let j = 0; j < tail; j++) {
+      const x = ids[j]!,
+        a = chA[x]!;
+      if (a < 0) kid[j] = a;
+      else {
+        if (tail + 2 > cap) {
+          this.reserveParts(tail + 2);
+          ids = this.ids;
+          kid = this.kid;
+          cap = ids.length;
+        }
+        kid[j] = tail;
+        ids[tail] = a;
+        ids[tail + 1] = chB[x]!;
+        tail += 2;
+      }
+    }
+    return tail;
+  }
+
+  private reserveParts(n: number): void {
+    if (n <= this.ids.length) return;
+    const cap = Math.max(n, 2 * this.ids.length);
+    const ids = new Int32Array(cap),
+      kid = new Int32Array(cap);
+    ids.set(this.ids);
+    kid.set(this.kid);
+    this.ids = ids;
+    this.kid = kid;
+  }
+
+  private reserve(n: number): void {
+    if (n <= this.road.length) return;
+    const r = new Uint32Array(Math.max(n, 2 * this.road.length));
+    r.set(this.road);
+    this.road = r;
+  }
+}
