@@ -67,6 +67,11 @@ export class HotTier {
     return v;
   }
 
+  /** Whether the tier holds the key, without counting a lookup or refreshing its place. */
+  has(key: string): boolean {
+    return this.lru.has(key);
+  }
+
   set(key: string, value: Buffer): void {
     this.lru.set(key, value);
   }

@@ -88,6 +88,11 @@ export class Pipeline implements RequestHandler {
     this.logRequests = d.logRequests ?? true;
   }
 
+  urgent(req: HttpRequest): boolean {
+    const m = this.d.router.match(req.method, req.path);
+    return m !== undefined && 'route' in m && m.route.urgent?.(req, m.params) === true;
+  }
+
   /**
    * Synchronous from end to end when nothing on the way waits (in-process limits and a handler that answers at once),
    * so the adapter writes the reply without a promise or a microtask; a promise otherwise.

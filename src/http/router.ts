@@ -23,6 +23,8 @@ export interface Route {
   /** Daily-quota bucket the route's misses count against. */
   bucket?: Bucket;
   handler(ctx: RouteContext): Promise<HttpReply> | HttpReply;
+  /** Answers at once from memory (no engine work, no store): served ahead of a backlog (src/http/uws/backlog.ts). */
+  urgent?(req: HttpRequest, params: Record<string, string>): boolean;
 }
 
 export type Match = { route: Route; params: Record<string, string> } | { allowed: string[] } | undefined;

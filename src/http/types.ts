@@ -24,6 +24,11 @@ export type TransportFailure =
 export interface RequestHandler {
   /** A reply at once when nothing on the way waits (the adapter then writes it without an await), else a promise. */
   handle(req: HttpRequest): HttpReply | Promise<HttpReply>;
+  /**
+   * True when the request answers at once from memory (health, a tile in the hot tier): the adapter then runs it
+   * ahead of a backlog of requests that need real work. Asked only while there is a backlog.
+   */
+  urgent?(req: HttpRequest): boolean;
   /** Replies for failures the adapter detects itself (oversized URL, headers or body, whole-request timeout). */
   fail(req: HttpRequest, code: TransportFailure): HttpReply;
   bodyLimitBytes: number;

@@ -77,9 +77,17 @@ export class TieredTileService implements TileService {
     this.prefetchPool = new Pool('tiles-prefetch', o.prefetchConcurrency, 1024, 'TILE_ORIGIN_FAILED');
   }
 
+  /** The origin's generation is part of the key, so a new import retires every hot entry at once. */
+  private hotKey(r: Pick<TileRequest, 'z' | 'x' | 'y' | 'scale' | 'format'>): string {
+    return `t:${this.o.validSince?.() ?? 0}:${r.z}/${r.x}/${r.y}@${r.scale}.${r.format}`;
+  }
+
+  isHot(r: Pick<TileRequest, 'z' | 'x' | 'y' | 'scale' | 'format'>): boolean {
+    return this.o.hot.has(this.hotKey(r));
+  }
+
   async tile(r: TileRequest): Promise<TileAnswer | undefined> {
-    // The origin's generation is part of the key, so a new import retires every hot entry at once.
-    const key = `t:${this.o.validSince?.() ?? 0}:${r.z}/${r.x}/${r.y}@${r.scale}.${r.format}`;
+    const key = this.hotKey(r);
     const hot = this.o.hot.get(key);
     if (hot) return { bytes: hot, source: 'memory', etag: this.etag(hot) };
     let produced: Produced;

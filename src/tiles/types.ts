@@ -30,6 +30,8 @@ export interface TileAnswer {
 /** Where tiles come from. `undefined` means the origin has no such tile (404), not an error. */
 export interface TileService {
   tile(r: TileRequest): Promise<TileAnswer | undefined>;
+  /** Whether tile() would answer from memory at once (the hot tier holds it). */
+  isHot?(r: Pick<TileRequest, 'z' | 'x' | 'y' | 'scale' | 'format'>): boolean;
 }
 
 export const MAX_ZOOM = 20;

@@ -9,12 +9,14 @@ export function register(router: Router, s: Services): void {
       method: 'GET',
       pattern: '/livez',
       surface: 'none',
+      urgent: () => true,
       handler: () => jsonReply(200, { status: 'ok' }, { 'Cache-Control': 'no-store' }),
     },
     {
       method: 'GET',
       pattern: '/healthz',
       surface: 'none',
+      urgent: () => true,
       handler: () => {
         const h = s.health();
         const ok = h.postgres === 'ok' && h.redis === 'ok' && h.svc_wired;
@@ -27,6 +29,7 @@ export function register(router: Router, s: Services): void {
       method: 'GET',
       pattern: '/readyz',
       surface: 'none',
+      urgent: () => true,
       handler: () => {
         const r = s.readiness();
         const ready = r.routing !== 'loading' && r.places !== 'loading';

@@ -16,6 +16,13 @@ export function register(router: Router, s: Services): void {
       surface: 'tile',
       tileFamily: true,
       binary: true,
+      urgent: (_req, p) => {
+        try {
+          return s.tiles.isHot?.(parseTilePath(p.z!, p.x!, p.y!, false)) ?? false;
+        } catch {
+          return true; // a malformed address is a 400 at once
+        }
+      },
       handler: async (ctx) => {
         const prefetch = ctx.req.headers['x-svc-prefetch'] !== undefined;
         const t = parseTilePath(ctx.params.z!, ctx.params.x!, ctx.params.y!, prefetch);

@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import { existsSync } from 'node:fs';
 import { pickRequestId } from '../middleware/request-id.js';
 import { nativeServerUnavailable } from './native.js';
+import { Backlog } from './backlog.js';
 import type { HttpReply, HttpRequest, RequestHandler, TransportFailure } from '../types.js';
 
 export interface ListenOptions {
@@ -110,6 +111,7 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
     Math.max(10, Math.min(250, handler.requestTimeoutMs / 4)),
   );
   sweep.unref();
+  const backlog = new Backlog();
   const app = opts.tls ? uWS.SSLApp({ cert_file_name: opts.tls.cert, key_file_name: opts.tls.key }) : uWS.App();
 
   // Once close() is called the server drains: requests arriving on open keep-alive connections are refused by
@@ -189,6 +191,15 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
       this.gone?.abort(); // queued work for this request is dropped, not done for nobody
     }
 
+    /** Runs the request now, or after the requests queued before it when the event loop has a backlog. */
+    start(): void {
+      if (!backlog.busy() || handler.urgent?.(this)) return this.dispatch();
+      if (this.at === 0) this.wait();
+      backlog.defer(() => {
+        if (!this.done) this.dispatch();
+      });
+    }
+
     dispatch(): void {
       let out: HttpReply | Promise<HttpReply>;
       try {
@@ -244,7 +255,7 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
     // Limits the app applies itself; uWS closes the connection on requests past its own (see the README).
     if (path.length + rawQuery.length + 1 > MAX_URL_BYTES) return req.refuse('URI_TOO_LONG');
     if (headerBytes > MAX_HEADER_BYTES || fields > MAX_HEADER_FIELDS) return req.refuse('HEADERS_TOO_LARGE');
-    if (!BODY_METHODS.has(method)) return req.dispatch();
+    if (!BODY_METHODS.has(method)) return req.start();
     const declared = Number(headers['content-length'] ?? 0);
     if (declared > handler.bodyLimitBytes) return req.refuse('PAYLOAD_TOO_LARGE');
     // The whole-request timeout covers reading the body too, so a slow-loris upload cannot hold a slot forever.
@@ -258,7 +269,7 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
       chunks.push(Buffer.from(new Uint8Array(chunk)));
       if (isLast) {
         req.body = Buffer.concat(chunks);
-        req.dispatch();
+        req.start();
       }
     });
   });
