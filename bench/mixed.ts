@@ -113,7 +113,9 @@ function startServer(dataDir: string): Promise<Server> {
     process.stdin.resume();
     process.stdout.write(JSON.stringify({ port: server.port, apiKey: key.key }) + '\\n');
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+  // BENCH_SERVER_NODE_ARGS adds node flags to the server alone, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+  const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...extra, '--input-type=module', '-e', code], {
     cwd: S.root,
     stdio: ['pipe', 'pipe', 'inherit'],
   });

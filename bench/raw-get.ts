@@ -54,12 +54,16 @@ export function rawGet(
 }
 
 /**
- * One kept-alive HTTP/1.1 connection for GETs in sequence, as a browser or a proxy's upstream pool holds one: the
+ * One kept-alive HTTP/1.1 connection for requests in sequence, as a browser or a proxy's upstream pool holds one: the
  * time of each answer without a connection set-up (which, in a burst of a thousand new connections, waits in the
  * kernel's accept queue behind them). Answers must carry Content-Length (the appliance always sends it).
  */
 export class KeptAlive {
-  private buf = Buffer.alloc(0);
+  /** Bytes of the answer under way; its head is parsed once, then the body is only counted (answers can be MBs). */
+  private chunks: Buffer[] = [];
+  private have = 0;
+  private need = -1;
+  private status = 0;
   private waiting?: (status: number) => void;
   private readonly sock;
 
@@ -67,32 +71,58 @@ export class KeptAlive {
     this.sock = connect(port, '127.0.0.1');
     this.sock.setNoDelay(true);
     this.sock.on('data', (c: Buffer) => {
-      this.buf = Buffer.concat([this.buf, c]);
+      this.chunks.push(c);
+      this.have += c.length;
       this.parse();
     });
     this.sock.on('error', () => this.waiting?.(0));
     this.sock.on('close', () => this.waiting?.(0));
   }
 
-  get(path: string): Promise<{ status: number; ms: number }> {
+  get(path: string, headers: Record<string, string> = {}): Promise<{ status: number; ms: number }> {
+    return this.request('GET', path, headers);
+  }
+
+  /** One request; the answer's body is read to its end and dropped. */
+  request(
+    method: string,
+    path: string,
+    headers: Record<string, string> = {},
+    body?: string,
+  ): Promise<{ status: number; ms: number }> {
     const t0 = performance.now();
     return new Promise((resolve) => {
       this.waiting = (status) => {
         this.waiting = undefined;
         resolve({ status, ms: performance.now() - t0 });
       };
-      this.sock.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      let head = `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n`;
+      for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
+      if (body !== undefined) head += `Content-Length: ${Buffer.byteLength(body)}\r\n`;
+      this.sock.write(`${head}\r\n${body ?? ''}`);
     });
   }
 
   private parse(): void {
-    const end = this.buf.indexOf('\r\n\r\n');
-    if (end < 0) return;
-    const head = this.buf.subarray(0, end).toString('latin1');
-    const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
-    if (this.buf.length < end + 4 + length) return;
-    this.buf = this.buf.subarray(end + 4 + length);
-    this.waiting?.(Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0));
+    if (this.need < 0) {
+      const buf = Buffer.concat(this.chunks);
+      this.chunks = [buf];
+      const end = buf.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const head = buf.subarray(0, end).toString('latin1');
+      this.status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
+      this.need = end + 4 + Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+    }
+    if (this.have < this.need) return;
+    // Requests go one at a time, so bytes past this answer are rare; they sit at the end of the last chunk.
+    const over = this.have - this.need;
+    const last = this.chunks[this.chunks.length - 1]!;
+    const rest =
+      over <= last.length ? last.subarray(last.length - over) : Buffer.concat(this.chunks).subarray(this.need);
+    this.chunks = over ? [rest] : [];
+    this.have = rest.length;
+    this.need = -1;
+    this.waiting?.(this.status);
   }
 
   close(): void {
