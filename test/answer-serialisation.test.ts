@@ -9,6 +9,15 @@ import { Serialised, stringify } from '../src/core/serialised.js';
 import { ok } from '../src/http/envelope.js';
 import { AnswerCacheRepo } from '../src/store/answer-cache-repo.js';
 import { openDb } from '../src/store/db.js';
+import {
+  decodeLeg,
+  encodeLeg,
+  enginePath,
+  pathLine,
+  pathManeuvers,
+  polylineBytes,
+} from '../src/routing/route-record.js';
+import type { Maneuver } from '../src/routing/types.js';
 
 describe('answers serialised once', () => {
   it('a Serialised value is embedded as its text: the same bytes JSON.stringify gives for its value', () => {
@@ -31,6 +40,65 @@ describe('answers serialised once', () => {
     expect(JSON.stringify(pre)).toBe(JSON.stringify(value));
     expect(stringify(undefined)).toBeUndefined();
   });
+
+  it('bytes embed as they are: the answer is a Buffer with the same bytes JSON.stringify gives', () => {
+    const route = { label: 'طريق', polyline: '{"type":"LineString","coordinates":[[35.9,31.95]]}' };
+    const value = { routes: [route, route], name: 'شارع "الملك"', polyline: route.polyline };
+    const pre = {
+      routes: [new Serialised(Buffer.from(JSON.stringify(route))), new Serialised(Buffer.from(JSON.stringify(route)))],
+      name: value.name,
+      polyline: new Serialised(Buffer.from(JSON.stringify(route.polyline))),
+    };
+    const body = ok(pre).body;
+    expect(Buffer.isBuffer(body)).toBe(true);
+    expect((body as Buffer).toString('utf8')).toBe(
+      `{"status":"success","data":${JSON.stringify(value)},"message":"OK"}`,
+    );
+    expect(JSON.stringify(pre)).toBe(JSON.stringify(value));
+  });
+});
+
+describe('route records', () => {
+  const maneuvers: Maneuver[] = [
+    { type: 'depart', instruction: 'انطلق شمالًا على "شارع" الملك', distance_m: 12.5, duration_s: 3, location: [1, 2] },
+  ];
+  const coords = [
+    [35.9123456, 31.9512345],
+    [-0.5, 1e-7],
+  ];
+
+  it('an engine path is its route object as JSON bytes, with the polyline, coordinates and maneuvers located', () => {
+    const p = enginePath({
+      label: 'Fastest',
+      line: JSON.stringify(coords),
+      distance_m: 1234.6,
+      duration_s: 99.4,
+      maneuvers,
+    });
+    const polyline = JSON.stringify({ type: 'LineString', coordinates: coords });
+    const obj = JSON.parse(Buffer.from(p.json).toString('utf8')) as Record<string, unknown>;
+    expect(obj).toEqual({ label: 'Fastest', distance_meters: 1235, duration_seconds: 99, polyline, maneuvers });
+    expect(Buffer.from(polylineBytes(p)).toString('utf8')).toBe(JSON.stringify(polyline));
+    expect(JSON.parse(pathLine(p))).toEqual(coords);
+    expect(pathManeuvers(p)).toEqual(maneuvers);
+    const bare = enginePath({ label: 'x', line: '[[1,2],[3,4]]', distance_m: 1, duration_s: 1 });
+    expect(pathManeuvers(bare)).toBeUndefined();
+    expect(JSON.parse(Buffer.from(bare.json).toString('utf8'))).not.toHaveProperty('maneuvers');
+    expect(() => enginePath({ label: 'x', line: '[["1",2]]', distance_m: 1, duration_s: 1 })).toThrow(/numbers/);
+  });
+
+  it('a leg encodes into one buffer and decodes to the same paths; anything else decodes to nothing', () => {
+    const a = enginePath({ label: 'Fastest', line: JSON.stringify(coords), distance_m: 10, duration_s: 2, maneuvers });
+    const b = enginePath({ label: 'Alternative 1', line: '[[1,2],[3,4]]', distance_m: 20, duration_s: 4 });
+    const leg = decodeLeg(encodeLeg('svc', [a, b]))!;
+    expect(leg.engine).toBe('svc');
+    expect(leg.paths.map((p) => Buffer.from(p.json).toString('utf8'))).toEqual(
+      [a, b].map((p) => Buffer.from(p.json).toString('utf8')),
+    );
+    expect(leg.paths.map(pathManeuvers)).toEqual([maneuvers, undefined]);
+    expect(decodeLeg(Buffer.from('{"routes":[]}'))).toBeUndefined();
+    expect(decodeLeg(encodeLeg('svc', [a]).subarray(0, 40))).toBeUndefined();
+  });
 });
 
 describe('answer cache warm tier', () => {
@@ -48,6 +116,21 @@ describe('answer cache warm tier', () => {
     expect(cache.get('big')).toEqual({ value: big, tier: 'memory' });
     expect(repo.get('big')).toBeUndefined();
     expect(repo.get('small')).toBe('{"line":"1"}');
+    db.close();
+  });
+
+  it('answers kept as bytes reach SQLite as they are and come back from there', () => {
+    const db = openDb(join(dir, 'b.db'));
+    const repo = new AnswerCacheRepo(db);
+    const bytes = Buffer.from([0, 1, 2, 255, 0x7b]);
+    new AnswerCache(new HotTier(2 ** 20), repo, silentLogger, 0).setBytes('leg', bytes);
+    expect(repo.get('leg')).toBeUndefined(); // buffered until the flush
+    const first = new AnswerCache(new HotTier(2 ** 20), repo, silentLogger, 0);
+    first.setBytes('leg', bytes);
+    first.flush();
+    const cold = new AnswerCache(new HotTier(2 ** 20), repo, silentLogger, 0);
+    expect(cold.getBytes('leg')).toEqual({ value: bytes, tier: 'sqlite' });
+    expect(cold.getBytes('leg')).toEqual({ value: bytes, tier: 'memory' }); // promoted
     db.close();
   });
 });

@@ -3,6 +3,7 @@ import { startServer, errorCode, type TestServer } from './helpers/app.js';
 import type { RoutingEngine } from '../src/routing/types.js';
 import { noTiles } from '../src/tiles/no-origin.js';
 import { noStaticMaps } from '../src/tiles/staticmap.js';
+import { enginePath } from '../src/routing/route-record.js';
 
 /** Engine whose answer depends on the origin latitude, to reach each response shape deterministically. */
 const engine: RoutingEngine = {
@@ -14,7 +15,7 @@ const engine: RoutingEngine = {
     return {
       kind: 'ok',
       paths: [
-        {
+        enginePath({
           label: 'Fastest',
           line: JSON.stringify([
             [a.lng, a.lat],
@@ -23,7 +24,7 @@ const engine: RoutingEngine = {
           distance_m: 1234.4,
           duration_s: 99.6,
           maneuvers: [{ type: 'depart', instruction: 'Head north', distance_m: 1234.4, duration_s: 99.6 }],
-        },
+        }),
       ],
     };
   },

@@ -15,6 +15,7 @@ import { GRAPH_FILE, loadGraph } from '../src/routing/graph.js';
 import { sourceSeeds, targetSeeds } from '../src/routing/path.js';
 import { snapPoint } from '../src/routing/snap.js';
 import { LIECHTENSTEIN_PBF } from './helpers/fixtures.js';
+import { pathManeuvers } from '../src/routing/route-record.js';
 
 describe('car profile', () => {
   it('parses maxspeed in km/h and mph; zone values fall back to the class default', () => {
@@ -101,7 +102,7 @@ describe('turn restrictions (node splitting)', () => {
     const e = new BuiltinEngine(buildRoadGraph(grid(r), 'grid'), { snapMaxMeters: 500 });
     const res = e.routeSync(west, north, { alternatives: 0, locale: 'en' });
     if (res.kind !== 'ok') throw new Error('unroutable');
-    return res.paths[0]!;
+    return { ...res.paths[0]!, maneuvers: pathManeuvers(res.paths[0]!) };
   };
 
   it('no_left_turn forces a detour; only_straight_on too; unrelated turns stay free', () => {
@@ -121,7 +122,7 @@ describe('turn restrictions (node splitting)', () => {
   it('Arabic names come from name:ar', () => {
     const e = new BuiltinEngine(buildRoadGraph(grid([]), 'grid'), { snapMaxMeters: 500 });
     const r = e.routeSync(west, north, { alternatives: 0, locale: 'ar' });
-    expect(r.kind === 'ok' && r.paths[0]!.maneuvers![1]!.instruction).toBe('انعطف يسارًا إلى شارع 4');
+    expect(r.kind === 'ok' && pathManeuvers(r.paths[0]!)![1]!.instruction).toBe('انعطف يسارًا إلى شارع 4');
   });
 });
 

@@ -8,6 +8,7 @@ import { graphhopperEngine } from '../src/routing/upstream/graphhopper.js';
 import { osrmEngine } from '../src/routing/upstream/osrm.js';
 import { valhallaEngine } from '../src/routing/upstream/valhalla.js';
 import { errorCode, startServer } from './helpers/app.js';
+import { pathLine, pathManeuvers } from '../src/routing/route-record.js';
 
 // Recorded-shape response bodies of OSRM, Valhalla and GraphHopper served by a local HTTP server.
 const fx = (name: string) => readFileSync(join(__dirname, 'fixtures', 'upstream', name), 'utf8');
@@ -44,12 +45,12 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 function checkPaths(paths: EnginePath[], types: string[]) {
   expect(paths.map((p) => p.label)).toEqual(['Fastest', 'Alternative 1']);
   const p = paths[0]!;
-  const line = JSON.parse(p.line) as Array<[number, number]>;
+  const line = JSON.parse(pathLine(p)) as Array<[number, number]>;
   expect(line[0]![0]).toBeCloseTo(FROM.lng, 5);
   expect(line[0]![1]).toBeCloseTo(FROM.lat, 5);
   expect(line[line.length - 1]![1]).toBeCloseTo(TO.lat, 5);
   expect(p.distance_m).toBeGreaterThan(300);
-  const m = p.maneuvers!;
+  const m = pathManeuvers(p)!;
   expect(m.map((x) => x.type)).toEqual(types);
   expect(m[1]).toMatchObject({
     modifier: 'left',
@@ -83,7 +84,8 @@ describe.each(engines)('%s adapter', (name, make) => {
         : ['depart', 'turn', 'roundabout', 'arrive'];
     if (r.kind === 'ok') checkPaths(r.paths, types);
     const ar = await e.route(FROM, TO, { alternatives: 2, locale: 'ar' });
-    if (ar.kind === 'ok') expect(ar.paths[0]!.maneuvers![1]!.instruction).toBe('انعطف يسارًا إلى Avenue Prince Pierre');
+    if (ar.kind === 'ok')
+      expect(pathManeuvers(ar.paths[0]!)![1]!.instruction).toBe('انعطف يسارًا إلى Avenue Prince Pierre');
     const req = seen[0]!;
     if (name === 'osrm')
       expect(req.url).toMatch(

@@ -17,6 +17,7 @@ import { sourceSeeds, targetSeeds } from '../src/routing/path.js';
 import { snapPoint } from '../src/routing/snap.js';
 import { startServer } from './helpers/app.js';
 import { OSM_FIXTURES } from './helpers/fixtures.js';
+import { pathLine, pathManeuvers } from '../src/routing/route-record.js';
 
 /**
  * test/fixtures/osm/via-way-restrictions.osm(.pbf), a hand-written grid (see the comment at the top of the XML):
@@ -75,7 +76,7 @@ function route(e: BuiltinEngine, a: Pt, b: Pt) {
   const r = e.routeSync(a, b, { alternatives: 0, locale: 'en' });
   if (r.kind !== 'ok') throw new Error('unroutable');
   const p = r.paths[0]!;
-  return { ...p, coords: JSON.parse(p.line) as number[][] };
+  return { ...p, maneuvers: pathManeuvers(p), coords: JSON.parse(pathLine(p)) as number[][] };
 }
 const passes = (coords: number[][], pt: number[]) => coords.some((c) => c[0] === pt[0] && c[1] === pt[1]);
 

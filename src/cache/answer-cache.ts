@@ -5,7 +5,7 @@ import type { HotTier } from './hot-tier.js';
 export type Tier = 'memory' | 'sqlite';
 
 const WARM_MAX_AGE_S = 7 * 86400;
-/** Answers longer than this (characters of JSON) are not written to the warm tier. */
+/** Answers longer than this (bytes) are not written to the warm tier. */
 export const WARM_MAX_BYTES = 64 * 1024;
 
 /**
@@ -13,7 +13,7 @@ export const WARM_MAX_BYTES = 64 * 1024;
  * flush; warm reads are promoted to the hot tier. Store faults are logged and treated as misses.
  */
 export class AnswerCache {
-  private pending = new Map<string, string>();
+  private pending = new Map<string, string | Buffer>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -33,34 +33,51 @@ export class AnswerCache {
     }
   }
 
+  /** A JSON answer. */
   get<T>(key: string): { value: T; tier: Tier } | undefined {
-    const h = this.hot.get(key);
-    if (h) return { value: JSON.parse(h.toString('utf8')) as T, tier: 'memory' };
-    let text = this.pending.get(key);
-    try {
-      text ??= this.warm.get(key);
-    } catch (e) {
-      this.log.warn('warm cache read failed', { error: (e as Error).message });
-    }
-    if (text === undefined) return undefined;
-    this.hot.set(key, Buffer.from(text));
-    return { value: JSON.parse(text) as T, tier: 'sqlite' };
+    const hit = this.getBytes(key);
+    return hit && { value: JSON.parse(hit.value.toString('utf8')) as T, tier: hit.tier };
   }
 
   set(key: string, value: unknown): void {
     const text = JSON.stringify(value);
-    this.hot.set(key, Buffer.from(text));
+    this.keep(key, Buffer.from(text), text);
+  }
+
+  /** An answer as bytes (UTF-8 JSON, or a binary form such as a cached route leg). */
+  getBytes(key: string): { value: Buffer; tier: Tier } | undefined {
+    const h = this.hot.get(key);
+    if (h) return { value: h, tier: 'memory' };
+    let stored = this.pending.get(key);
+    try {
+      stored ??= this.warm.get(key);
+    } catch (e) {
+      this.log.warn('warm cache read failed', { error: (e as Error).message });
+    }
+    if (stored === undefined) return undefined;
+    const value = typeof stored === 'string' ? Buffer.from(stored) : stored;
+    this.hot.set(key, value);
+    return { value, tier: 'sqlite' };
+  }
+
+  setBytes(key: string, value: Buffer): void {
+    this.keep(key, value, value);
+  }
+
+  /** JSON answers reach SQLite as text, others as a BLOB. */
+  private keep(key: string, bytes: Buffer, stored: string | Buffer): void {
+    this.hot.set(key, bytes);
     // A long route's answer is hundreds of KB: written to SQLite on the event loop, a second's worth of them held
     // every request for 100+ ms, and the file grew by that much per route. Such answers stay in the hot tier only.
-    if (text.length > WARM_MAX_BYTES) return;
-    this.pending.set(key, text);
+    if (bytes.length > WARM_MAX_BYTES) return;
+    this.pending.set(key, stored);
     if (this.pending.size >= 5000) this.flush();
   }
 
   flush(): void {
     if (!this.pending.size) return;
     const now = Math.floor(Date.now() / 1000);
-    const rows = [...this.pending].map(([k, v]) => [k, v, now] as [string, string, number]);
+    const rows = [...this.pending].map(([k, v]) => [k, v, now] as [string, string | Buffer, number]);
     this.pending = new Map();
     try {
       this.warm.putMany(rows);

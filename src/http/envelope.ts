@@ -19,9 +19,9 @@ function withType(headers: Record<string, string> | undefined): Record<string, s
  * constant parts written once rather than serialised on every answer (the same bytes JSON.stringify would give).
  */
 export function ok(data: unknown, headers?: Record<string, string>): HttpReply {
-  const json = stringify(data);
-  if (json === undefined) return jsonReply(200, { status: 'success', data, message: 'OK' }, headers);
-  return { status: 200, headers: withType(headers), body: '{"status":"success","data":' + json + ',"message":"OK"}' };
+  const body = stringify(data, '{"status":"success","data":', ',"message":"OK"}');
+  if (body === undefined) return jsonReply(200, { status: 'success', data, message: 'OK' }, headers);
+  return { status: 200, headers: withType(headers), body };
 }
 
 export const bare = (status: number, headers: Record<string, string> = {}): HttpReply => ({ status, headers });

@@ -33,6 +33,8 @@ export class TaskCancelled extends Error {
 export function serveTasks<S>(
   setup: (init: unknown, previous?: S) => S,
   handle: (state: S, payload: unknown, check: () => void) => unknown,
+  /** Buffers of an answer that move to the pool's thread instead of being copied (the answer must not keep them). */
+  transfer?: (answer: unknown) => ArrayBuffer[],
 ): void {
   const port = parentPort;
   if (!port) throw new Error('serveTasks runs in a worker thread');
@@ -61,7 +63,7 @@ export function serveTasks<S>(
     const check = () => {
       if (Atomics.load(data.cancel, data.slot) === id) throw new TaskCancelled();
     };
-    const reply = (v: unknown) => port.postMessage({ id, ok: true, v } satisfies HostReply);
+    const reply = (v: unknown) => port.postMessage({ id, ok: true, v } satisfies HostReply, transfer?.(v));
     const fail = (e: unknown) => {
       const err = e as Error;
       port.postMessage({ id, ok: false, e: err?.message ?? String(e), n: err?.name } satisfies HostReply);

@@ -3,7 +3,8 @@ import { viaAlternatives } from './alternatives.js';
 import { CHQuery } from './ch-query.js';
 import { loadGraph, type RoadGraph } from './graph.js';
 import { maneuvers } from './maneuvers.js';
-import { assemble, directPath, lineJson, sourceSeeds, targetSeeds, type RoutePath } from './path.js';
+import { assemble, directPath, sourceSeeds, targetSeeds, type RoutePath } from './path.js';
+import { pathRecord } from './route-record.js';
 import { snapPoint } from './snap.js';
 import type { EnginePath, EngineResult, RouteOptions, RoutingEngine } from './types.js';
 
@@ -60,13 +61,13 @@ export class BuiltinEngine implements RoutingEngine {
     const withManeuvers = opts.maneuvers ?? true;
     return {
       kind: 'ok',
-      paths: paths.map((p, i): EnginePath => ({
-        label: i === 0 ? 'Fastest' : `Alternative ${i}`,
-        line: lineJson(p),
-        distance_m: p.distM,
-        duration_s: p.ms / 1000,
-        ...(withManeuvers ? { maneuvers: maneuvers(this.graph, p, opts.locale) } : {}),
-      })),
+      paths: paths.map((p, i): EnginePath =>
+        pathRecord(
+          p,
+          i === 0 ? 'Fastest' : `Alternative ${i}`,
+          withManeuvers ? maneuvers(this.graph, p, opts.locale) : undefined,
+        ),
+      ),
     };
   }
 

@@ -5,19 +5,18 @@ import type { Pool } from '../limits/pool.js';
 import { straightLine } from './degraded.js';
 import { NO_ROAD_GRAPH } from './no-graph.js';
 import { Serialised } from '../core/serialised.js';
+import { decodeLeg, encodeLeg, pathLine, polylineBytes } from './route-record.js';
 import type { DirectionsRequest, EnginePath, RoutingEngine } from './types.js';
 
 const TIMED_OUT = Symbol('timed out');
 
-/** The route cache: hot LRU then SQLite (the app's AnswerCache); `tier` becomes the response's `source`. */
+/**
+ * The route cache: hot LRU then SQLite (the app's AnswerCache), holding each leg as route-record.ts encodes it;
+ * `tier` becomes the response's `source`.
+ */
 export interface RouteCache {
-  get<T>(key: string): { value: T; tier: 'memory' | 'sqlite' } | undefined;
-  set(key: string, value: unknown): void;
-}
-
-interface CachedLeg {
-  engine: string;
-  paths: EnginePath[];
+  getBytes(key: string): { value: Buffer; tier: 'memory' | 'sqlite' } | undefined;
+  setBytes(key: string, value: Buffer): void;
 }
 
 interface LegAnswer {
@@ -30,8 +29,8 @@ interface LegAnswer {
  * Cache key of one leg. The origin is reduced to a cell (4 decimals = about 11 m; 3 with coarse_origin = about
  * 110 m) so nearby starts share an answer; the destination stays at full resolution (6 decimals, ~0.1 m).
  * Engine name and version (graph build id / upstream URL), alternatives and locale are part of the key, so a
- * re-import or an engine change never serves stale routes. `route2`: cached paths carry their line as JSON text
- * (EnginePath.line); entries of the earlier shape are never read.
+ * re-import or an engine change never serves stale routes. `route3`: legs are cached as bytes (route-record.ts);
+ * entries of earlier shapes are never read.
  */
 export function routeKey(
   engine: RoutingEngine,
@@ -43,7 +42,7 @@ export function routeKey(
 ): string {
   const f = coarse ? 1e3 : 1e4;
   const cell = `${Math.floor(a.lat * f)},${Math.floor(a.lng * f)}`;
-  return `route2:${engine.name}:${engine.version ?? ''}:${alternatives}:${locale}:${coarse ? 'c' : 'f'}${cell}:${b.lat.toFixed(6)},${b.lng.toFixed(6)}`;
+  return `route3:${engine.name}:${engine.version ?? ''}:${alternatives}:${locale}:${coarse ? 'c' : 'f'}${cell}:${b.lat.toFixed(6)},${b.lng.toFixed(6)}`;
 }
 
 export interface DirectionsDeps {
@@ -55,17 +54,8 @@ export interface DirectionsDeps {
   cache?: RouteCache;
 }
 
-/** GeoJSON text around coordinates that are JSON text already (EnginePath.line). */
+/** GeoJSON text around coordinates that are JSON text already. */
 const lineString = (line: string) => `{"type":"LineString","coordinates":${line}}`;
-
-/**
- * The polyline field (GeoJSON text as a JSON string) already serialised: the coordinates are digits, signs, dots,
- * commas and brackets, so only the GeoJSON wrapper's quotes need escaping and the line is not scanned again.
- */
-const polylineField = (line: string): Serialised | string =>
-  line.includes('"') || line.includes('\\')
-    ? lineString(line)
-    : new Serialised(`"{\\"type\\":\\"LineString\\",\\"coordinates\\":${line}}"`);
 
 /**
  * Directions in the spec's three shapes. The engine's answer races the caller's budget; on expiry or a generic
@@ -106,19 +96,13 @@ export class DirectionsService {
       const res = await this.leg(r.origin, r.dest, r, r.maxWaitMs);
       if (res === 'unroutable') throw new AppError('DIRECTIONS_UNROUTABLE');
       if (!res) return this.degraded(r.origin, r.dest, elapsed());
-      const routes = res.paths.map((p) => ({
-        label: p.label,
-        distance_meters: Math.round(p.distance_m),
-        duration_seconds: Math.round(p.duration_s),
-        polyline: polylineField(p.line),
-        ...(p.maneuvers ? { maneuvers: p.maneuvers } : {}),
-      }));
-      const primary = routes[0]!;
+      // Each route object and the primary's polyline go into the answer as the bytes the engine wrote.
+      const primary = res.paths[0]!;
       return {
-        routes,
-        distance_meters: primary.distance_meters,
-        duration_seconds: primary.duration_seconds,
-        polyline: primary.polyline,
+        routes: res.paths.map((p) => new Serialised(p.json)),
+        distance_meters: Math.round(primary.distance_m),
+        duration_seconds: Math.round(primary.duration_s),
+        polyline: new Serialised(polylineBytes(primary)),
         source: res.source,
         engine: res.engine,
         ownership_tier: 'seed',
@@ -152,14 +136,14 @@ export class DirectionsService {
     const alternatives = r.waypoints.length ? 0 : 2;
     const { engine, cache } = this.d;
     const key = routeKey(engine, a, b, r.coarseOrigin, alternatives, r.locale);
-    const hit = cache?.get<CachedLeg>(key);
-    if (hit && hit.value.paths.length) return { paths: hit.value.paths, source: hit.tier, engine: hit.value.engine };
+    const hit = cache?.getBytes(key);
+    const cached = hit && decodeLeg(hit.value);
+    if (cached?.paths.length) return { paths: cached.paths, source: hit!.tier, engine: cached.engine };
     // The requester's signal goes with the query: once the client is gone (or the whole-request timeout answered)
     // the engine drops or abandons it. A max_wait_ms expiry does not: the query goes on to warm the cache.
     const work = engine.route(a, b, { alternatives, locale: r.locale, signal: r.signal }).then(
       (res) => {
-        if (res.kind === 'ok' && res.paths.length)
-          cache?.set(key, { engine: engine.name, paths: res.paths } satisfies CachedLeg);
+        if (res.kind === 'ok' && res.paths.length) cache?.setBytes(key, encodeLeg(engine.name, res.paths));
         return res;
       },
       (e: unknown) => {
@@ -210,7 +194,7 @@ export class DirectionsService {
         const p = res.paths[0]!;
         return {
           partial: false,
-          line: p.line,
+          line: pathLine(p),
           distance_meters: p.distance_m,
           duration_seconds: p.duration_s,
         };

@@ -290,23 +290,18 @@ export function directPath(g: RoadGraph, from: Snap, to: Snap): RoutePath | unde
   return b.done();
 }
 
+/** The most bytes writeLine() writes for `p`. */
+export const lineBytesMax = (p: RoutePath): number => 8 + 2 * (p.n + 2) * 24;
+
 /**
- * The route line as the JSON text of its coordinates array (`[[lng,lat],...]`, repeated points dropped), built
- * here in the routing thread: one string crosses to the main thread instead of thousands of small arrays, and
- * the response embeds it without another stringify. Coordinates at OSM's own precision, 7 decimals, written as
- * ASCII digits straight into a buffer: a cross-country route has tens of thousands of numbers, and formatting
- * them one string at a time was the largest single cost of answering it.
+ * Writes the route line as the JSON text of its coordinates array (`[[lng,lat],...]`, repeated points dropped) into
+ * `buf` at `at` (lineBytesMax(p) bytes must be free; `view` is a DataView over buf) and returns where it ended. Done
+ * here in the routing thread, so the answer carries the bytes as they are sent (route-record.ts). Coordinates at
+ * OSM's own precision, 7 decimals, written as ASCII digits straight into the buffer: a cross-country route has tens
+ * of thousands of numbers, and formatting them one string at a time was the largest single cost of answering it.
  */
-export function lineJson(p: RoutePath): string {
+export function writeLine(p: RoutePath, buf: Buffer, view: DataView, at: number): number {
   const pts = p.pts;
-  const size = 8 + 2 * (p.n + 2) * 24;
-  if (lineBuf.length < size) {
-    lineBuf = Buffer.allocUnsafe(Math.max(size, 2 * lineBuf.length));
-    lineView = new DataView(lineBuf.buffer, lineBuf.byteOffset, lineBuf.length);
-  }
-  const buf = lineBuf,
-    view = lineView;
-  let at = 0;
   buf[at++] = 0x5b; // [
   let lx = NaN,
     ly = NaN,
@@ -321,12 +316,15 @@ export function lineJson(p: RoutePath): string {
   }
   if (count === 1) at = writePoint(buf, view, at, lx, ly, true);
   buf[at++] = 0x5d; // ]
-  return buf.toString('latin1', 0, at);
+  return at;
 }
 
-/** The line writer's scratch (the text is copied out of it), grown to the longest route written so far. */
-let lineBuf = Buffer.allocUnsafe(1 << 16);
-let lineView = new DataView(lineBuf.buffer, lineBuf.byteOffset, lineBuf.length);
+/** The line's JSON text as a string (tests and benchmarks; answers use writeLine through route-record.ts). */
+export function lineJson(p: RoutePath): string {
+  const buf = Buffer.allocUnsafe(lineBytesMax(p));
+  const end = writeLine(p, buf, new DataView(buf.buffer, buf.byteOffset, buf.length), 0);
+  return buf.toString('latin1', 0, end);
+}
 
 /** `,[x,y]` (comma when `comma`) for coordinates in units of 1e-7 degree. */
 function writePoint(buf: Buffer, view: DataView, at: number, x: number, y: number, comma: boolean): number {

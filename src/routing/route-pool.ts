@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { LatLng } from '../core/geo.js';
 import { isTaskAbandoned, WorkerPool } from '../limits/worker-pool.js';
 import type { RoadGraph } from './graph.js';
+import { decodeLeg } from './route-record.js';
 import type { EngineResult, RouteOptions, RoutingEngine } from './types.js';
 
 /** What every routing thread starts with: the shared graph (typed arrays over one SharedArrayBuffer) and options. */
@@ -18,6 +19,9 @@ export interface RouteTask {
   alternatives: number;
   locale: 'en' | 'ar';
 }
+
+/** A routing thread's answer: the paths in one buffer (route-record.ts encodeLeg), moved rather than copied. */
+export type RouteAnswer = { kind: 'ok'; leg: Uint8Array } | { kind: 'unroutable' };
 
 export interface PooledRouterOptions {
   snapMaxMeters: number;
@@ -96,7 +100,12 @@ export class PooledRouter implements RoutingEngine {
     this.start();
     const task: RouteTask = { from, to, alternatives: opts.alternatives, locale: opts.locale };
     try {
-      return await this.pool!.run<EngineResult>(task, { signal: opts.signal });
+      const a = await this.pool!.run<RouteAnswer>(task, { signal: opts.signal });
+      if (a.kind !== 'ok') return a;
+      const encoded = Buffer.from(a.leg.buffer, a.leg.byteOffset, a.leg.byteLength);
+      const leg = decodeLeg(encoded);
+      if (!leg) throw new Error('routing thread answered an unreadable leg');
+      return { kind: 'ok', paths: leg.paths, encoded };
     } catch (e) {
       if (isTaskAbandoned(e)) throw new Error(`route query abandoned (${e.reason})`, { cause: e });
       throw e;

@@ -5,7 +5,8 @@
  */
 import { serveTasks } from '../limits/worker-host.js';
 import { BuiltinEngine } from './builtin-engine.js';
-import type { RouteInit, RouteTask } from './route-pool.js';
+import { encodeLeg } from './route-record.js';
+import type { RouteAnswer, RouteInit, RouteTask } from './route-pool.js';
 
 serveTasks<{ engine: BuiltinEngine; init: RouteInit }>(
   (data) => {
@@ -15,7 +16,13 @@ serveTasks<{ engine: BuiltinEngine; init: RouteInit }>(
   ({ engine, init }, payload, check) => {
     const t = payload as RouteTask;
     if (init.testDelayMs) spin(init.testDelayMs, check);
-    return engine.routeSync(t.from, t.to, { alternatives: t.alternatives, locale: t.locale }, check);
+    const r = engine.routeSync(t.from, t.to, { alternatives: t.alternatives, locale: t.locale }, check);
+    // One buffer with every path, moved to the HTTP thread rather than copied; it is what the route cache keeps.
+    return (r.kind === 'ok' ? { kind: 'ok', leg: encodeLeg(engine.name, r.paths) } : r) satisfies RouteAnswer;
+  },
+  (a) => {
+    const leg = (a as RouteAnswer).kind === 'ok' ? (a as { leg: Uint8Array }).leg : undefined;
+    return leg ? [leg.buffer as ArrayBuffer] : [];
   },
 );
 

@@ -14,20 +14,33 @@ export interface Maneuver {
   location?: [number, number];
 }
 
-/** One computed path between consecutive stops, as an engine returns it. */
+/**
+ * One computed path between consecutive stops, as an engine returns it: its route object of the answer already
+ * serialised (route-record.ts builds it: pathRecord in the routing thread, enginePath for upstream engines).
+ */
 export interface EnginePath {
   label: string;
-  /**
-   * The line's coordinates as JSON text, `[[lng,lat],...]`: built where the path is (a routing thread, an
-   * upstream answer) so responses and the route cache embed it as it is, never re-serializing thousands of points.
-   */
-  line: string;
   distance_m: number;
   duration_s: number;
-  maneuvers?: Maneuver[];
+  /**
+   * UTF-8 JSON of the answer's route object, `{"label","distance_meters","duration_seconds","polyline"[,"maneuvers"]}`,
+   * where polyline is the GeoJSON LineString text as a JSON string.
+   */
+  json: Uint8Array;
+  /** Byte ranges in `json`: the polyline field's value, the coordinates array inside it, the maneuvers array. */
+  polylineAt: [number, number];
+  coordsAt: [number, number];
+  maneuversAt?: [number, number];
 }
 
-export type EngineResult = { kind: 'ok'; paths: EnginePath[] } | { kind: 'unroutable' };
+export type EngineResult =
+  | {
+      kind: 'ok';
+      paths: EnginePath[];
+      /** The paths as route-record.ts encodeLeg() wrote them, when the engine has that form: cached as it is. */
+      encoded?: Buffer;
+    }
+  | { kind: 'unroutable' };
 
 export interface RouteOptions {
   alternatives: number;

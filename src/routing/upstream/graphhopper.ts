@@ -2,6 +2,7 @@ import type { LatLng } from '../../core/geo.js';
 import { instruction, type InstructionInput, type Modifier } from '../instructions.js';
 import type { EngineResult, EnginePath, Maneuver, RoutingEngine } from '../types.js';
 import { fetchJson, trimSlash } from './http.js';
+import { enginePath } from '../route-record.js';
 
 /** GraphHopper `/route` (profile car, points_encoded=false, instructions, alternative_route). */
 interface GhInstruction {
@@ -99,13 +100,13 @@ function toPath(p: GhPath, i: number, locale: 'en' | 'ar'): EnginePath {
       location: coords[ins.interval[0]] ?? coords[0]!,
     };
   });
-  return {
+  return enginePath({
     label: i === 0 ? 'Fastest' : `Alternative ${i}`,
     line: JSON.stringify(coords),
     distance_m: p.distance,
     duration_s: p.time / 1000,
     maneuvers,
-  };
+  });
 }
 
 function bearing(c: Array<[number, number]>, i: number): number {

@@ -2,6 +2,7 @@ import type { LatLng } from '../../core/geo.js';
 import { instruction, type InstructionInput, type Modifier } from '../instructions.js';
 import type { EngineResult, EnginePath, Maneuver, RoutingEngine } from '../types.js';
 import { fetchJson, trimSlash } from './http.js';
+import { enginePath } from '../route-record.js';
 
 /** OSRM `/route/v1/driving` (steps, alternatives, GeoJSON geometry), mapped to engine paths with maneuvers. */
 interface OsrmStep {
@@ -89,11 +90,11 @@ function toPath(rt: OsrmRoute, i: number, locale: 'en' | 'ar'): EnginePath {
       location: m.location,
     });
   }
-  return {
+  return enginePath({
     label: i === 0 ? 'Fastest' : `Alternative ${i}`,
     line: JSON.stringify(rt.geometry.coordinates),
     distance_m: rt.distance,
     duration_s: rt.duration,
     maneuvers,
-  };
+  });
 }

@@ -2,6 +2,7 @@ import type { LatLng } from '../../core/geo.js';
 import { instruction, type InstructionInput, type Modifier } from '../instructions.js';
 import type { EngineResult, EnginePath, Maneuver, RoutingEngine } from '../types.js';
 import { decodePolyline, fetchJson, trimSlash } from './http.js';
+import { enginePath } from '../route-record.js';
 
 /** Valhalla `/route` (costing auto, alternates), shape in polyline6, lengths in kilometres. */
 interface ValhallaManeuver {
@@ -120,13 +121,13 @@ function toPath(trip: ValhallaTrip, i: number, locale: 'en' | 'ar'): EnginePath 
       if (!last || last[0] !== c[0] || last[1] !== c[1]) coordinates.push(c);
     }
   }
-  return {
+  return enginePath({
     label: i === 0 ? 'Fastest' : `Alternative ${i}`,
     line: JSON.stringify(coordinates),
     distance_m: trip.summary.length * 1000,
     duration_s: trip.summary.time,
     maneuvers,
-  };
+  });
 }
 
 function bearingAt(shape: Array<[number, number]>, i: number): number {

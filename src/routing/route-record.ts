@@ -1,0 +1,123 @@
+import { lineBytesMax, writeLine, type RoutePath } from './path.js';
+import type { EnginePath, Maneuver } from './types.js';
+
+/**
+ * Paths as the answer sends them. A long route's answer is hundreds of KB of coordinates; kept as JS strings and
+ * objects, the HTTP thread serialised each route again for the cache, scanned it again for the envelope, and
+ * encoded it to UTF-8 twice more (for the hot tier and for the socket): ~3 ms of event-loop time per long route
+ * at 100 copies, ~10 ms at 600. An EnginePath carries the bytes of its route object instead, written once where the
+ * path is (the routing thread, or an upstream adapter), and every later step copies bytes.
+ */
+
+const POLYLINE_OPEN = '"{\\"type\\":\\"LineString\\",\\"coordinates\\":';
+const POLYLINE_CLOSE = '}"';
+const MANEUVERS_KEY = ',"maneuvers":';
+
+/** Scratch the record is written into before it is copied out at its exact size; grown to the longest so far. */
+let scratch = Buffer.allocUnsafe(1 << 16);
+let view = new DataView(scratch.buffer, scratch.byteOffset, scratch.length);
+
+function build(
+  label: string,
+  distanceM: number,
+  durationS: number,
+  lineMax: number,
+  line: (buf: Buffer, view: DataView, at: number) => number,
+  maneuvers: Maneuver[] | undefined,
+): EnginePath {
+  const head =
+    `{"label":${JSON.stringify(label)},"distance_meters":${Math.round(distanceM)},` +
+    `"duration_seconds":${Math.round(durationS)},"polyline":${POLYLINE_OPEN}`;
+  const tail = maneuvers ? `${POLYLINE_CLOSE}${MANEUVERS_KEY}${JSON.stringify(maneuvers)}}` : `${POLYLINE_CLOSE}}`;
+  const size = Buffer.byteLength(head) + lineMax + Buffer.byteLength(tail);
+  if (scratch.length < size) {
+    scratch = Buffer.allocUnsafe(Math.max(size, 2 * scratch.length));
+    view = new DataView(scratch.buffer, scratch.byteOffset, scratch.length);
+  }
+  const coordsStart = scratch.write(head, 0, 'utf8');
+  const coordsEnd = line(scratch, view, coordsStart);
+  const end = coordsEnd + scratch.write(tail, coordsEnd, 'utf8');
+  const polylineEnd = coordsEnd + POLYLINE_CLOSE.length;
+  return {
+    label,
+    distance_m: distanceM,
+    duration_s: durationS,
+    json: new Uint8Array(scratch.subarray(0, end)), // a copy at its exact size: the scratch is reused
+    polylineAt: [coordsStart - POLYLINE_OPEN.length, polylineEnd],
+    coordsAt: [coordsStart, coordsEnd],
+    ...(maneuvers ? { maneuversAt: [polylineEnd + MANEUVERS_KEY.length, end - 1] as [number, number] } : {}),
+  };
+}
+
+/** A path of the built-in router: its line is written straight from the path's coordinates. */
+export function pathRecord(p: RoutePath, label: string, maneuvers?: Maneuver[]): EnginePath {
+  return build(label, p.distM, p.ms / 1000, lineBytesMax(p), (buf, v, at) => writeLine(p, buf, v, at), maneuvers);
+}
+
+/**
+ * A path from its parts (upstream engines): `line` is the JSON text of the coordinates array, `[[lng,lat],...]`,
+ * numbers only, as JSON.stringify writes an array of coordinate pairs.
+ */
+export function enginePath(parts: {
+  label: string;
+  line: string;
+  distance_m: number;
+  duration_s: number;
+  maneuvers?: Maneuver[];
+}): EnginePath {
+  const { line } = parts;
+  if (line.includes('"') || line.includes('\\')) throw new Error('a route line holds numbers only');
+  const write = (buf: Buffer, _v: DataView, at: number) => at + buf.write(line, at, 'latin1');
+  return build(parts.label, parts.distance_m, parts.duration_s, line.length, write, parts.maneuvers);
+}
+
+const text = (p: EnginePath, [s, e]: readonly [number, number], enc: 'latin1' | 'utf8') =>
+  Buffer.from(p.json.buffer, p.json.byteOffset + s, e - s).toString(enc);
+
+/** The coordinates array's JSON text, `[[lng,lat],...]`. */
+export const pathLine = (p: EnginePath): string => text(p, p.coordsAt, 'latin1');
+
+export const pathManeuvers = (p: EnginePath): Maneuver[] | undefined =>
+  p.maneuversAt ? (JSON.parse(text(p, p.maneuversAt, 'utf8')) as Maneuver[]) : undefined;
+
+/** The polyline field's value (a JSON string holding the GeoJSON text), for the answer's top-level copy. */
+export const polylineBytes = (p: EnginePath): Uint8Array => p.json.subarray(p.polylineAt[0], p.polylineAt[1]);
+
+/**
+ * One leg's paths in one buffer, as the route cache keeps them: the header's length (u32 LE), the header (JSON: the
+ * engine and each path's fields but its bytes), then each path's bytes.
+ */
+export function encodeLeg(engine: string, paths: EnginePath[]): Buffer {
+  const header = Buffer.from(
+    JSON.stringify({ engine, paths: paths.map(({ json, ...rest }) => ({ ...rest, bytes: json.length })) }),
+  );
+  // Its own ArrayBuffer (never a slice of Node's shared pool), so a routing thread can move it to the HTTP thread.
+  const out = Buffer.allocUnsafeSlow(4 + header.length + paths.reduce((n, p) => n + p.json.length, 0));
+  out.writeUInt32LE(header.length, 0);
+  header.copy(out, 4);
+  let at = 4 + header.length;
+  for (const p of paths) {
+    out.set(p.json, at);
+    at += p.json.length;
+  }
+  return out;
+}
+
+/** The leg encodeLeg() wrote (paths are views of `buf`), or undefined when `buf` is not one. */
+export function decodeLeg(buf: Buffer): { engine: string; paths: EnginePath[] } | undefined {
+  try {
+    const n = buf.readUInt32LE(0);
+    const h = JSON.parse(buf.toString('utf8', 4, 4 + n)) as {
+      engine: string;
+      paths: (Omit<EnginePath, 'json'> & { bytes: number })[];
+    };
+    let at = 4 + n;
+    const paths = h.paths.map(({ bytes, ...rest }): EnginePath => {
+      const json = buf.subarray(at, (at += bytes));
+      return { ...rest, json };
+    });
+    return at === buf.length ? { engine: h.engine, paths } : undefined;
+  } catch {
+    return undefined;
+  }
+}
