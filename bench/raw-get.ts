@@ -63,8 +63,12 @@ export class KeptAlive {
   private chunks: Buffer[] = [];
   private have = 0;
   private need = -1;
+  /** Where the body starts in the answer's bytes. */
+  private head = 0;
   private status = 0;
-  private waiting?: (status: number) => void;
+  private waiting?: (status: number, body?: Buffer, at?: number) => void;
+  /** Whether the answer under way is kept (its body handed to the caller) or only counted. */
+  private keep = false;
   private readonly sock;
 
   constructor(port: number) {
@@ -83,18 +87,24 @@ export class KeptAlive {
     return this.request('GET', path, headers);
   }
 
-  /** One request; the answer's body is read to its end and dropped. */
+  /**
+   * One request; `ms` runs until the answer's last byte is read. The body is dropped, or handed back with `keepBody`
+   * (to be parsed after the clock stopped: parsing is the client's work, not the server's).
+   */
   request(
     method: string,
     path: string,
     headers: Record<string, string> = {},
     body?: string,
-  ): Promise<{ status: number; ms: number }> {
+    keepBody = false,
+  ): Promise<{ status: number; ms: number; body?: Buffer }> {
     const t0 = performance.now();
+    this.keep = keepBody;
     return new Promise((resolve) => {
-      this.waiting = (status) => {
+      this.waiting = (status, answer, at = performance.now()) => {
+        const ms = at - t0;
         this.waiting = undefined;
-        resolve({ status, ms: performance.now() - t0 });
+        resolve({ status, ms, body: answer });
       };
       let head = `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n`;
       for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
@@ -111,9 +121,12 @@ export class KeptAlive {
       if (end < 0) return;
       const head = buf.subarray(0, end).toString('latin1');
       this.status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
+      this.head = end + 4;
       this.need = end + 4 + Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
     }
     if (this.have < this.need) return;
+    const at = performance.now();
+    const done = this.chunks;
     // Requests go one at a time, so bytes past this answer are rare; they sit at the end of the last chunk.
     const over = this.have - this.need;
     const last = this.chunks[this.chunks.length - 1]!;
@@ -121,8 +134,9 @@ export class KeptAlive {
       over <= last.length ? last.subarray(last.length - over) : Buffer.concat(this.chunks).subarray(this.need);
     this.chunks = over ? [rest] : [];
     this.have = rest.length;
+    const answer = this.keep ? Buffer.concat(done).subarray(this.head, this.need) : undefined;
     this.need = -1;
-    this.waiting?.(this.status);
+    this.waiting?.(this.status, answer, at);
   }
 
   close(): void {
