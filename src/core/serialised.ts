@@ -23,10 +23,10 @@ export class Serialised {
 }
 
 /**
- * `before` + JSON.stringify(data) + `after`, with every Serialised value written as its own text: a string, or a
- * Buffer when any of them is bytes (the bytes are copied once, into the answer).
+ * `before` + JSON.stringify(data) + `after`, with every Serialised value written as its own text: a string, or,
+ * when any of them is bytes, the answer's pieces in order (UTF-8), the bytes among them as they are (not copied).
  */
-export function stringify(data: unknown, before = '', after = ''): string | Buffer | undefined {
+export function stringify(data: unknown, before = '', after = ''): string | Uint8Array[] | undefined {
   const found: (string | Uint8Array)[] = (raws = []);
   let json: string | undefined;
   try {
@@ -53,5 +53,5 @@ export function stringify(data: unknown, before = '', after = ''): string | Buff
     }
   }
   pieces.push(Buffer.from(text + json.slice(last) + after));
-  return Buffer.concat(pieces);
+  return pieces;
 }

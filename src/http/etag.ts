@@ -18,7 +18,7 @@ export function noneMatch(header: string, tag: string): boolean {
 }
 
 /** Strong ETag plus If-None-Match -> 304, so mobile clients revalidate static resources without re-downloading. */
-export function withEtag(req: HttpRequest, reply: HttpReply, known?: string): HttpReply {
+export function withEtag(req: HttpRequest, reply: HttpReply & { body?: Buffer | string }, known?: string): HttpReply {
   if (reply.status !== 200 || reply.body === undefined) return reply;
   const tag = known ?? etagOf(reply.body);
   reply.headers['ETag'] = tag;

@@ -14,7 +14,8 @@ export interface HttpRequest {
 export interface HttpReply {
   status: number;
   headers: Record<string, string>;
-  body?: Buffer | string;
+  /** The body; an array is its pieces, sent one after another (an answer that embeds bytes it did not copy). */
+  body?: Buffer | string | Uint8Array[];
 }
 
 export type TransportFailure =
