@@ -143,7 +143,9 @@ export class DirectionsService {
     // the engine drops or abandons it. A max_wait_ms expiry does not: the query goes on to warm the cache.
     const work = engine.route(a, b, { alternatives, locale: r.locale, signal: r.signal }).then(
       (res) => {
-        if (res.kind === 'ok' && res.paths.length) cache?.setBytes(key, encodeLeg(engine.name, res.paths));
+        // An engine that already encoded the leg (the routing threads) hands over the buffer the cache keeps.
+        if (res.kind === 'ok' && res.paths.length)
+          cache?.setBytes(key, res.encoded ?? encodeLeg(engine.name, res.paths));
         return res;
       },
       (e: unknown) => {
