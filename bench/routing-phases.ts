@@ -130,7 +130,7 @@ function phases(k: string, [A, B]: Pair, into: Record<string, number[]>): void {
   };
   const sources = M.path.sourceSeeds(g, a),
     targets = M.path.targetSeeds(g, b);
-  const r = time('ch', () => q.run(sources, targets, true));
+  const r = time('ch', () => q.run(sources, targets, M.alts.MAX_STRETCH));
   const settledFull: unknown = q.lastSettled;
   if (!r) return;
   const edges = time('unpack', () => q.unpack(r.meet));
@@ -142,7 +142,7 @@ function phases(k: string, [A, B]: Pair, into: Record<string, number[]>): void {
   // search space: nodes settled by the full query alternatives need (above) and by a plain one (the stopping rule)
   if (typeof settledFull === 'number') {
     (into[`${k} settled full`] ??= []).push(settledFull);
-    q.run(sources, targets, false);
+    q.run(sources, targets, 0);
     (into[`${k} settled`] ??= []).push(q.lastSettled as number);
   }
   ms.total = PHASES.reduce((s, ph) => s + ms[ph]!, 0);

@@ -24,7 +24,7 @@ describe('CH unpacking', () => {
       for (let i = 0; i < 40; i++) {
         const s = Math.floor(rnd() * g.n),
           t = Math.floor(rnd() * g.n);
-        if (!q.run([[s, 0]], [[t, 0]], true)) continue;
+        if (!q.run([[s, 0]], [[t, 0]], Infinity)) continue;
         const seenEdges = new Set<number>();
         // several via nodes of one run: their paths share CH edges near the seeds
         for (const v of q.meetNodes.slice(0, 8)) {

@@ -1,5 +1,5 @@
 import type { LatLng } from '../core/geo.js';
-import { viaAlternatives } from './alternatives.js';
+import { MAX_STRETCH, viaAlternatives } from './alternatives.js';
 import { CHQuery } from './ch-query.js';
 import { loadGraph, type RoadGraph } from './graph.js';
 import { maneuvers } from './maneuvers.js';
@@ -78,7 +78,7 @@ export class BuiltinEngine implements RoutingEngine {
     const b = snapPoint(g, to.lat, to.lng, this.opts.snapMaxMeters);
     if (!a || !b) return undefined;
     const direct = directPath(g, a, b);
-    const r = this.q.run(sourceSeeds(g, a), targetSeeds(g, b), alternatives > 0);
+    const r = this.q.run(sourceSeeds(g, a), targetSeeds(g, b), alternatives > 0 ? MAX_STRETCH : 0);
     let primary: RoutePath | undefined;
     if (r) primary = assemble(g, a, b, this.q.seedF(r.meet), this.q.unpack(r.meet), this.q.seedB(r.meet));
     if (direct && (!primary || direct.ms <= primary.ms)) return [direct];

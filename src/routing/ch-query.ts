@@ -58,10 +58,14 @@ export class CHQuery {
   parB = (v: number) => this.bwd.par(v);
 
   /**
-   * Returns the best meeting node and cost, or undefined when the targets are unreachable. With `full` the
-   * searches run to exhaustion (upward search spaces are small) and `meetNodes` lists every node both reached.
+   * Returns the best meeting node and cost, or undefined when the targets are unreachable. With `viaStretch` > 0
+   * the searches go on past the shortest path for alternatives, and `meetNodes` lists every node both reached at
+   * a cost up to `viaStretch` x the best (a via node costs at least its key in either search, so a search stops
+   * once its smallest key passes that bound: on a country graph running to exhaustion settled twice the nodes);
+   * Infinity runs them to exhaustion.
    */
-  run(sources: Seed[], targets: Seed[], full = false): { meet: number; cost: number } | undefined {
+  run(sources: Seed[], targets: Seed[], viaStretch = 0): { meet: number; cost: number } | undefined {
+    const full = viaStretch > 0;
     const { fwd: F, bwd: B, qF, qB, ch } = this;
     const steps0 = this.steps;
     F.reset();
@@ -84,8 +88,9 @@ export class CHQuery {
     for (const [v] of sources) if (B.has(v)) consider(v);
     let fwd = true;
     while (qF.length || qB.length) {
-      const fDone = !qF.length || (!full && qF.peekValue()! >= best);
-      const bDone = !qB.length || (!full && qB.peekValue()! >= best);
+      const bound = full ? viaStretch * best : best;
+      const fDone = !qF.length || (full ? qF.peekValue()! > bound : qF.peekValue()! >= bound);
+      const bDone = !qB.length || (full ? qB.peekValue()! > bound : qB.peekValue()! >= bound);
       if (fDone && bDone) break;
       fwd = fDone ? false : bDone ? true : !fwd;
       if (fwd) {
@@ -123,7 +128,7 @@ export class CHQuery {
       }
     }
     if (this.coreStart < ch.rank.length) {
-      const r = this.coreSearch(best, meet, full);
+      const r = this.coreSearch(best, meet, viaStretch);
       best = r.best;
       meet = r.meet;
     }
@@ -134,24 +139,24 @@ export class CHQuery {
   /**
    * Phase 2 with a core: plain bidirectional Dijkstra inside the core (a flat graph, so the stronger stopping
    * rule topF + topB >= best is valid there), seeded with every core node the upward searches reached. With
-   * `full` both searches run to exhaustion (the core is small) and every core node both reach is a meet node:
-   * on a country graph the via nodes of most alternatives are there.
+   * `viaStretch` each search goes on while its smallest key is within viaStretch x the best, and every core node
+   * both reach is a meet node: on a country graph the via nodes of most alternatives are there.
    */
-  private coreSearch(best: number, meet: number, full: boolean): { best: number; meet: number } {
+  private coreSearch(best: number, meet: number, viaStretch: number): { best: number; meet: number } {
     const { fwd: F, bwd: B, qF, qB, ch } = this;
+    const full = viaStretch > 0;
     qF.clear();
     qB.clear();
     for (const v of this.coreList) {
       if (F.has(v)) qF.push(v, F.dist(v));
       if (B.has(v)) qB.push(v, B.dist(v));
     }
+    const open = (q: typeof qF) => q.length > 0 && q.peekValue()! <= viaStretch * best;
     const more = () =>
-      full
-        ? qF.length > 0 || qB.length > 0
-        : qF.length > 0 && qB.length > 0 && qF.peekValue()! + qB.peekValue()! < best;
+      full ? open(qF) || open(qB) : qF.length > 0 && qB.length > 0 && qF.peekValue()! + qB.peekValue()! < best;
     while (more()) {
       if (++this.steps % CHECK_EVERY === 0) this.interrupt?.();
-      if (qB.length === 0 || (qF.length > 0 && qF.length <= qB.length)) {
+      if (full ? open(qF) && (!open(qB) || qF.length <= qB.length) : qF.length <= qB.length) {
         const d = qF.peekValue()!,
           u = qF.pop()!;
         if (d > F.dist(u)) continue;
