@@ -36,11 +36,10 @@ export interface WorkerPoolOptions {
   /** How long an abandoned task may keep its thread before the thread is terminated and replaced. */
   stuckMs?: number;
   /**
-   * Niceness of the threads (0 = as the process). The default, 15, gives the HTTP thread about 28 times an engine
-   * thread's share of a contended core: hot requests stay fast and searches still get every cycle it leaves idle.
-   * bench:mixed (100 copies, load generator and stream client on the same 2 cores, route answers as bytes): hot
-   * tile beside a route stream 0.44-0.52x of alone at nice 8, 0.53-0.57x at 15; route answers p99 30 -> 45 ms,
-   * max 45 -> 68-83 ms; beside autocomplete 0.51x -> 0.65x, search p99 17 -> 36 ms. On a quiet machine, no change.
+   * Niceness of the threads (0 = as the process). The default, 8, gives the HTTP thread about 5.5 times an engine
+   * thread's share of a contended core: hot requests stay fast and searches still progress. bench:mixed (100
+   * copies, load generator and stream client on the same 2 cores): hot tile beside autocomplete 0.46x of alone at
+   * 4, 0.51x at 8, 0.63x at 12; answers p50 unchanged, p99 13 / 17 / 29 ms. Routing threads run lower (route-pool.ts).
    */
   nice?: number;
 }
@@ -203,7 +202,7 @@ export class WorkerPool {
 
   private spawn(index: number): Slot {
     Atomics.store(this.cancel, index, 0);
-    const data: HostData = { slot: index, cancel: this.cancel, init: this.state, nice: this.o.nice ?? 15 };
+    const data: HostData = { slot: index, cancel: this.cancel, init: this.state, nice: this.o.nice ?? 8 };
     const worker = startModuleWorker(this.o.here, this.o.module, data);
     worker.unref();
     const slot: Slot = { index, worker, updates: new Map(), ready: false };
