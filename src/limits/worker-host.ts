@@ -9,6 +9,8 @@ export interface HostData {
   init: unknown;
   /** Niceness for this thread (0 = as the process). */
   nice: number;
+  /** Niceness while it sets its engine up (then `nice`). */
+  setupNice: number;
 }
 
 export type HostRequest = { t: 'run'; id: number; p: unknown } | { t: 'update'; id: number; p: unknown };
@@ -39,7 +41,7 @@ export function serveTasks<S>(
   const port = parentPort;
   if (!port) throw new Error('serveTasks runs in a worker thread');
   const data = workerData as HostData;
-  lowerThreadPriority(data.nice);
+  lowerThreadPriority(data.setupNice);
   let state: S | undefined;
   let setupError: Error | undefined;
   try {
@@ -47,6 +49,7 @@ export function serveTasks<S>(
   } catch (e) {
     setupError = e as Error;
   }
+  if (data.nice !== data.setupNice) lowerThreadPriority(data.nice);
   // Set up (ok) or not: a pool keeps callers on their in-process fallback while no thread is ready.
   port.postMessage(setupError ? { id: READY, ok: false, e: setupError.message } : { id: READY, ok: true });
   port.on('message', (m: HostRequest) => {
