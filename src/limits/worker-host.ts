@@ -9,8 +9,6 @@ export interface HostData {
   init: unknown;
   /** Niceness for this thread (0 = as the process). */
   nice: number;
-  /** Niceness while it sets its engine up (then `nice`). */
-  setupNice: number;
 }
 
 export type HostRequest = { t: 'run'; id: number; p: unknown } | { t: 'update'; id: number; p: unknown };
@@ -41,7 +39,7 @@ export function serveTasks<S>(
   const port = parentPort;
   if (!port) throw new Error('serveTasks runs in a worker thread');
   const data = workerData as HostData;
-  lowerThreadPriority(data.setupNice);
+  lowerThreadPriority(data.nice);
   let state: S | undefined;
   let setupError: Error | undefined;
   try {
@@ -49,7 +47,6 @@ export function serveTasks<S>(
   } catch (e) {
     setupError = e as Error;
   }
-  if (data.nice !== data.setupNice) lowerThreadPriority(data.nice);
   // Set up (ok) or not: a pool keeps callers on their in-process fallback while no thread is ready.
   port.postMessage(setupError ? { id: READY, ok: false, e: setupError.message } : { id: READY, ok: true });
   port.on('message', (m: HostRequest) => {

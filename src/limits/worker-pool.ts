@@ -42,12 +42,6 @@ export interface WorkerPoolOptions {
    * 4, 0.51x at 8, 0.63x at 12; answers p50 unchanged, p99 13 / 17 / 29 ms. Routing threads run lower (route-pool.ts).
    */
   nice?: number;
-  /**
-   * Niceness while a thread sets its engine up (default: `nice`). The routing threads set up at 0 and then run at
-   * their 15: set up at 15, they lost the cores at start to the places threads warming at 8, and the first route
-   * waited for them.
-   */
-  setupNice?: number;
 }
 
 export interface TaskOptions {
@@ -208,14 +202,7 @@ export class WorkerPool {
 
   private spawn(index: number): Slot {
     Atomics.store(this.cancel, index, 0);
-    const nice = this.o.nice ?? 8;
-    const data: HostData = {
-      slot: index,
-      cancel: this.cancel,
-      init: this.state,
-      nice,
-      setupNice: this.o.setupNice ?? nice,
-    };
+    const data: HostData = { slot: index, cancel: this.cancel, init: this.state, nice: this.o.nice ?? 8 };
     const worker = startModuleWorker(this.o.here, this.o.module, data);
     worker.unref();
     const slot: Slot = { index, worker, updates: new Map(), ready: false };

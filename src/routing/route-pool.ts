@@ -85,7 +85,6 @@ export class PooledRouter implements RoutingEngine {
       // beside a route stream: 0.44-0.52x of alone at nice 8, 0.53-0.57x at 15 (route answers' p99 under that
       // load 30 -> 45 ms). On a machine with an idle core it changes nothing.
       nice: ROUTING_NICE,
-      setupNice: 0,
     });
   }
 
