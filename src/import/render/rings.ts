@@ -1,3 +1,5 @@
+import { lowerBound } from '../sorted.js';
+
 /** A way's geometry as the importer keeps it: projected coordinates plus the node ids at its two ends. */
 export interface WayLine {
   first: number;
@@ -39,14 +41,7 @@ export function joinWays(ways: WayLine[], keepDirection: boolean): Chain[] {
   order.sort((a, b) => endOf(a) - endOf(b) || a - b);
   const ends = Float64Array.from(order, endOf);
   const take = (id: number, wantFirst: boolean): WayLine | undefined => {
-    let lo = 0,
-      hi = ends.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (ends[mid]! < id) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let k = lo; k < ends.length && ends[k] === id; k++) {
+    for (let k = lowerBound(ends, id); k < ends.length && ends[k] === id; k++) {
       const i = order[k]! >>> 1;
       if (used[i]) continue;
       const w = ways[i]!;

@@ -3,6 +3,7 @@ import { OSMTransform } from 'osm-pbf-parser-node';
 import { carProfile, RELATION_TAG_KEYS, WAY_TAG_KEYS } from '../../routing/profile.js';
 import { IdOrdinals } from '../node-index.js';
 import { GrowF64, GrowI32, GrowU8, GrowU32 } from './grow.js';
+import { indexOfSorted } from '../sorted.js';
 
 /**
  * Reads the routable part of an OSM PBF in two streaming passes.
@@ -130,7 +131,7 @@ export async function readOsmRoads(
   const nodeIds = sorted.slice(0, u);
   const refsIdx = new Uint32Array(rawRefs.length);
   const rv = rawRefs.view();
-  for (let i = 0; i < rv.length; i++) refsIdx[i] = bsearch(nodeIds, rv[i]!);
+  for (let i = 0; i < rv.length; i++) refsIdx[i] = indexOfSorted(nodeIds, rv[i]!);
   // Pass 2: coordinates of the needed nodes only.
   const lat = new Float64Array(u),
     lon = new Float64Array(u),
@@ -139,7 +140,7 @@ export async function readOsmRoads(
   const pass2 = { withTags: false, withInfo: false };
   for await (const it of items(file, pass2, bytes('nodes'), opts.signal)) {
     if (it.type !== 'node') continue; // ways/relations follow the nodes; the parser has no way to skip them
-    const i = bsearch(nodeIds, it.id);
+    const i = indexOfSorted(nodeIds, it.id);
     if (i >= 0) {
       // OSM stores 1e-7 degree fixed point; rounding undoes the parser's float noise (and keeps JSON short)
       lat[i] = Math.round(it.lat! * 1e7) / 1e7;
@@ -164,19 +165,6 @@ export async function readOsmRoads(
     restrictions,
     skipped,
   };
-}
-
-function bsearch(a: Float64Array, x: number): number {
-  let lo = 0,
-    hi = a.length - 1;
-  while (lo <= hi) {
-    const m = (lo + hi) >>> 1;
-    const v = a[m]!;
-    if (v < x) lo = m + 1;
-    else if (v > x) hi = m - 1;
-    else return m;
-  }
-  return -1;
 }
 
 /** `type=restriction` with from-way / via-node or via-way(s) / to-way, for cars (`restriction:motorcar`, `except`). */
