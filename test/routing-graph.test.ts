@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildRoadGraph } from '../src/import/roads/build-graph.js';
+import { renumberForLocality } from '../src/import/roads/locality.js';
 import type { OsmRoads, RawRestriction } from '../src/import/roads/osm-read.js';
 import { carProfile, classCode, parseMaxspeed } from '../src/routing/profile.js';
 import { roadsImporter } from '../src/import/roads-importer.js';
@@ -11,6 +12,7 @@ import { buildCH } from '../src/routing/ch-build.js';
 import { CHQuery } from '../src/routing/ch-query.js';
 import { BidiDijkstra } from '../src/routing/dijkstra.js';
 import { randomGrid } from './helpers/grid.js';
+import { lowerBound } from '../src/import/sorted.js';
 import { GRAPH_FILE, loadGraph } from '../src/routing/graph.js';
 import { sourceSeeds, targetSeeds } from '../src/routing/path.js';
 import { snapPoint } from '../src/routing/snap.js';
@@ -126,6 +128,39 @@ describe('turn restrictions (node splitting)', () => {
   });
 });
 
+/** The node whose out-edges (CSR `first`) hold edge e. */
+const tailOf = (first: Uint32Array, e: number) => lowerBound(first, e + 1) - 1;
+
+describe('numbering for locality', () => {
+  it('renumbers nodes, edges and segments into the same graph, OSM nodes below the junction copies', () => {
+    const { g, rnd } = randomGrid(30, 5);
+    const n = g.n,
+      m = g.head.length,
+      nb = n - 40; // the last 40 nodes stand for junction copies
+    const lat = Float64Array.from({ length: n }, (_, v) => Math.floor(v / 30) + rnd() / 10),
+      lon = Float64Array.from({ length: n }, (_, v) => (v % 30) + rnd() / 10);
+    const way = Uint32Array.from({ length: m }, () => Math.floor(rnd() * 50)),
+      dist = Float32Array.from({ length: m }, () => rnd() * 100);
+    const tails = Uint32Array.from({ length: m }, (_, e) => tailOf(g.first, e));
+    const segEdges = Uint32Array.from({ length: m }, (_, e) => e);
+    const before = { first: g.first, head: g.head, ms: g.ms, dist, way, lat, lon, segA: tails, segB: g.head, segEdges };
+    const after = renumberForLocality(before, nb);
+    // an edge as what it is: its ends' positions, weight, length, way
+    const edgeKey = (x: typeof before, e: number) =>
+      [x.lat[tailOf(x.first, e)], x.lon[tailOf(x.first, e)], x.lat[x.head[e]!], x.lon[x.head[e]!]]
+        .concat([x.ms[e]!, x.dist[e]!, x.way[e]!])
+        .join();
+    const keys = (x: typeof before) => Array.from({ length: m }, (_, e) => edgeKey(x, e)).sort();
+    expect(keys(after)).toEqual(keys(before));
+    for (let s = 0; s < m; s++) {
+      // segment s still joins the same places, and its edge is the same edge
+      expect([after.lat[after.segA[s]!], after.lon[after.segB[s]!]]).toEqual([lat[tails[s]!], lon[g.head[s]!]]);
+      expect(edgeKey(after, after.segEdges[s]!)).toBe(edgeKey(before, s));
+    }
+    for (let v = nb; v < n; v++) expect(after.lat.indexOf(lat[v]!)).toBeGreaterThanOrEqual(nb);
+  });
+});
+
 describe('contraction hierarchy', () => {
   it('CH distances equal plain Dijkstra on a random grid (with one-ways)', () => {
     const { g, rnd } = randomGrid(40, 3);
@@ -224,6 +259,18 @@ describe('contraction hierarchy', () => {
         if (ch < Infinity) reachable++;
       }
       expect(reachable).toBeGreaterThan(250);
+      // Numbered along the roads (locality.ts): most edges lead to the next or previous node id (a third did when
+      // numbered by OSM id), and each node's up and down edges in the hierarchy are one run of edge ids.
+      let near = 0;
+      for (let u = 0; u < g.meta.nodes; u++)
+        for (let e = g.first[u]!; e < g.first[u + 1]!; e++) if (Math.abs(g.head[e]! - u) <= 1) near++;
+      expect(near / g.head.length).toBeGreaterThan(0.75);
+      for (const [firstOf, list] of [
+        [g.upFirst, g.upEdge],
+        [g.dnFirst, g.dnEdge],
+      ] as const)
+        for (let u = 0; u < g.meta.nodes; u++)
+          for (let i = firstOf[u]! + 1; i < firstOf[u + 1]!; i++) expect(list[i]).toBe(list[i - 1]! + 1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

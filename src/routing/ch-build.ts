@@ -23,9 +23,9 @@ import { AdjPool, Edges } from './ch-storage.js';
  *   at 2x its live slots (old + new alive during the copy).
  * - per node: level 4, dist 8, stamp 4, isTarget 4, rank 4, contracted 1, deg 4, priority queue 12 (Uint32 ids +
  *   Float64 keys, fixed capacity n) = 41 B; with both adjacency headers ~65 B per node in all.
- * - finish(): the five output edge arrays are trimmed copies (20 B * M), each made right before its growable
- *   source is dropped; upFirst/dnFirst 8 B per node, upEdge/dnEdge ~4 B * M each (core edges in both). The
- *   adjacency, queues and search state are unreachable by then (contract() has returned) and hops is dropped.
+ * - finish(): the five output edge arrays are copies in the new edge order (20 B * M, through a 4 B * M map of
+ *   new ids), each made right before its growable source is dropped; upFirst/dnFirst 8 B per node, upEdge/dnEdge
+ *   ~4 B * M each (core edges in both). The adjacency, queues and search state are unreachable by then (contract() has returned) and hops is dropped.
  * At 600 copies (n = 6.8M, m0 = 13.9M, M = 25.3M): ~0.6 GB edges (capacity 27.8M, no doubling), ~0.45 GB
  * adjacency, ~0.3 GB other per-node state. Measured: the whole import peaks at 2.26 GB (the number[] and
  * number[][] layout this replaced: 6.29 GB).
@@ -268,40 +268,70 @@ function contract(g: BaseGraph, opts: CHOptions): { E: Edges; rank: Uint32Array;
 /** The searchable part of a hierarchy (what the graph file stores). */
 export type CHArrays = Omit<CH, 'coreNodes'>;
 
-/** Splits the edges into the upward graph (by tail) and the reversed downward graph (by head), CSR each; core edges go in both. */
+/**
+ * Splits the edges into the upward graph (by tail) and the reversed downward graph (by head), CSR each; core edges
+ * go in both. Edges are renumbered grouped by the node whose list holds them (an up edge's tail, a down edge's
+ * head; its up edges first, each group in creation order), so a search reads a node's edges as one run of every
+ * edge array and a shortcut's children, made when one of its ends was contracted, sit near it. With the graph's
+ * nodes numbered along the roads (import/roads/locality.ts), unpacking a long route then reads mostly neighbours.
+ */
 function finish(n: number, rank: Uint32Array, E: Edges, core: Uint8Array): CHArrays {
   const m = E.length;
-  // Trim each growable array to m once, dropping the oversized one before trimming the next.
-  const chTail = E.tail.slice(0, m);
-  E.tail = new Uint32Array(0);
-  const chHead = E.head.slice(0, m);
-  E.head = new Uint32Array(0);
-  const chW = E.w.slice(0, m);
-  E.w = new Uint32Array(0);
-  const chA = E.a.slice(0, m);
-  E.a = new Int32Array(0);
-  const chB = E.b.slice(0, m);
-  E.b = new Int32Array(0);
+  let tail = E.tail,
+    head = E.head;
+  const isCore = (e: number) => core[head[e]!] === 1 && core[tail[e]!] === 1;
+  const isUp = (e: number) => isCore(e) || rank[head[e]!]! > rank[tail[e]!]!;
+  const isDown = (e: number) => isCore(e) || rank[head[e]!]! < rank[tail[e]!]!;
   const upFirst = new Uint32Array(n + 1),
     dnFirst = new Uint32Array(n + 1);
-  const isCore = (e: number) => core[chHead[e]!] === 1 && core[chTail[e]!] === 1;
-  const isUp = (e: number) => isCore(e) || rank[chHead[e]!]! > rank[chTail[e]!]!;
-  const isDown = (e: number) => isCore(e) || rank[chHead[e]!]! < rank[chTail[e]!]!;
+  // down edges that are not also up edges, per node: they follow the node's up edges in the new numbering
+  const dnOnly = new Uint32Array(n + 1);
   for (let e = 0; e < m; e++) {
-    if (isUp(e)) upFirst[chTail[e]! + 1]!++;
-    if (isDown(e)) dnFirst[chHead[e]! + 1]!++;
+    const up = isUp(e);
+    if (up) upFirst[tail[e]! + 1]!++;
+    if (isDown(e)) {
+      dnFirst[head[e]! + 1]!++;
+      if (!up) dnOnly[head[e]! + 1]!++;
+    }
   }
   for (let u = 0; u < n; u++) {
     upFirst[u + 1]! += upFirst[u]!;
     dnFirst[u + 1]! += dnFirst[u]!;
+    dnOnly[u + 1]! += dnOnly[u]!;
   }
+  // new id: node u's up edges start at upFirst[u] + dnOnly[u], its other down edges right after them
+  const newId = new Uint32Array(m);
   const upEdge = new Uint32Array(upFirst[n]!),
     dnEdge = new Uint32Array(dnFirst[n]!);
   const uf = upFirst.slice(0, n),
-    df = dnFirst.slice(0, n);
+    df = dnFirst.slice(0, n),
+    of = new Uint32Array(n);
+  for (let u = 0; u < n; u++) of[u] = upFirst[u + 1]! + dnOnly[u]!;
   for (let e = 0; e < m; e++) {
-    if (isUp(e)) upEdge[uf[chTail[e]!]!++] = e;
-    if (isDown(e)) dnEdge[df[chHead[e]!]!++] = e;
+    if (isUp(e)) {
+      const t = tail[e]!;
+      newId[e] = uf[t]! + dnOnly[t]!;
+      upEdge[uf[t]!++] = newId[e]!;
+    } else newId[e] = of[head[e]!]!++;
   }
+  for (let e = 0; e < m; e++) if (isDown(e)) dnEdge[df[head[e]!]!++] = newId[e]!;
+  // Each output array is written in the new order, dropping its growable source before the next is made.
+  const moved = <T extends Uint32Array | Int32Array>(src: T, out: T, children = false): T => {
+    for (let e = 0; e < m; e++) {
+      const x = src[e]!;
+      out[newId[e]!] = children && x >= 0 ? newId[x]! : x;
+    }
+    return out;
+  };
+  const chW = moved(E.w, new Uint32Array(m));
+  E.w = new Uint32Array(0);
+  const chA = moved(E.a, new Int32Array(m), true);
+  E.a = new Int32Array(0);
+  const chB = moved(E.b, new Int32Array(m), true);
+  E.b = new Int32Array(0);
+  const chTail = moved(tail, new Uint32Array(m));
+  E.tail = tail = new Uint32Array(0);
+  const chHead = moved(head, new Uint32Array(m));
+  E.head = head = new Uint32Array(0);
   return { rank, chTail, chHead, chW, chA, chB, upFirst, upEdge, dnFirst, dnEdge };
 }

@@ -5,6 +5,7 @@ import type { RoadGraph } from '../../routing/graph.js';
 import { GrowF64, GrowI32, GrowU32 } from './grow.js';
 import { indexOfSorted } from '../sorted.js';
 import type { OsmRoads } from './osm-read.js';
+import { renumberForLocality } from './locality.js';
 import { splitRestrictedNodes, type Restriction } from './restrictions.js';
 import { buildSegmentGrid, tinyComponents } from './segments.js';
 import { applyViaWayRestrictions, resolveViaWayRestrictions } from './via-way.js';
@@ -154,21 +155,25 @@ function prepare(o: OsmRoads, log: (stage: string, done?: number, total?: number
     pushAll(segBwd.view()[s]!);
     segFirst[2 * s + 2] = segEdges.length;
   }
-  const g0 = { n, first, head, ms, dist, way, lat, lon };
   const segTiny = tinyComponents(n, first, head, segA.view(), segB.view(), { baseNodes: nb, copyBase: split.copyBase });
   log('spatial index');
   const grid = buildSegmentGrid(lat, lon, segA.view(), segB.view());
+  // numbered along the roads before the contraction, which then stores its edges in the same order (locality.ts)
+  const r = renumberForLocality(
+    { first, head, ms, dist, way, lat, lon, segA: segA.view(), segB: segB.view(), segEdges: segEdges.view() },
+    nb,
+  );
   return {
-    g0,
+    g0: { n, first: r.first, head: r.head, ms: r.ms, dist: r.dist, way: r.way, lat: r.lat, lon: r.lon },
     nb,
     m,
     S,
     applied: split.applied,
     viaWay,
-    segA: segA.view().slice(),
-    segB: segB.view().slice(),
+    segA: r.segA,
+    segB: r.segB,
     segFirst,
-    segEdges: segEdges.view().slice(),
+    segEdges: r.segEdges,
     segTiny,
     grid,
   };
