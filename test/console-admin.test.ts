@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HotTier } from '../src/cache/hot-tier.js';
+import { HotTier, LARGE_ANSWER_BYTES } from '../src/cache/hot-tier.js';
 import { startServer, type TestServer } from './helpers/app.js';
 import { tileToken } from './helpers/tiles.js';
 
@@ -44,6 +44,26 @@ describe('hot tier counts', () => {
     expect(st.tiles.bytes + st.answers.bytes).toBe(st.bytes);
     // Lookups are counted, the probe's are not.
     expect(st.tiles.hits + st.tiles.misses + st.answers.hits + st.answers.misses).toBe(5);
+  });
+
+  it('large answers (long routes) share an eighth of the capacity and never push tiles or small answers out', () => {
+    const cap = 64 * LARGE_ANSWER_BYTES;
+    const hot = new HotTier(cap);
+    for (let i = 0; i < 20; i++) hot.set(`t:0:9/${i}/0@1.png`, buf(LARGE_ANSWER_BYTES / 2));
+    hot.set('ac|1|en|q', buf(100));
+    const large = (i: number) => `route3:svc:${i}`;
+    for (let i = 0; i < 100; i++) hot.set(large(i), buf(LARGE_ANSWER_BYTES + 1));
+    const st = hot.stats();
+    expect(st.tiles.entries).toBe(20);
+    expect(hot.has('ac|1|en|q')).toBe(true);
+    // the large share holds the newest few of them, and the whole stays within capacity
+    expect(st.answers.entries - 1).toBe(7);
+    expect(hot.has(large(99)) && !hot.has(large(91))).toBe(true);
+    expect(st.bytes).toBeLessThanOrEqual(cap);
+    // a key that shrinks below the threshold moves to the main share and is found there, once
+    hot.set(large(99), buf(10));
+    expect(hot.get(large(99))?.length).toBe(10);
+    expect(hot.stats().answers.entries - 1).toBe(7);
   });
 });
 

@@ -23,24 +23,39 @@ export interface HotTierStats {
 }
 
 const HEALTH_KEY = '\0health';
+/**
+ * Answers over this size (a cross-country route is ~1 MB) share LARGE_SHARE of the capacity among themselves: a
+ * few hundred of them would otherwise push every hot tile and small answer out of memory, and hold the
+ * server's memory a quarter of a gigabyte above its working set.
+ */
+export const LARGE_ANSWER_BYTES = 64 * 1024;
+const LARGE_SHARE = 1 / 8;
 const kindOf = (key: string): HotKind => (key.startsWith('t:') ? 'tiles' : 'answers');
 const sizeOf = (v: Buffer, k: string) => v.byteLength + k.length + 64;
 
 /**
  * The in-process hot tier (the spec's fast cache tier, `source` = `memory`): byte-weighted so its memory use is
  * bounded by configuration whatever mix of small JSON answers and large tiles it holds. Every lookup goes through
- * get(), which counts hits and misses per kind; entries and bytes per kind follow inserts and disposals.
+ * get(), which counts hits and misses per kind; entries and bytes per kind follow inserts and disposals. Large
+ * answers live in an LRU of their own within the same capacity (LARGE_SHARE).
  */
 export class HotTier {
   private readonly lru: LRUCache<string, Buffer>;
+  private readonly large: LRUCache<string, Buffer>;
   private readonly counts = {
     tiles: { hits: 0, misses: 0, entries: 0, bytes: 0 },
     answers: { hits: 0, misses: 0, entries: 0, bytes: 0 },
   };
 
   constructor(private readonly maxBytes: number) {
-    this.lru = new LRUCache<string, Buffer>({
-      maxSize: maxBytes,
+    const largeBytes = Math.max(1, Math.floor(maxBytes * LARGE_SHARE));
+    this.lru = this.tier(Math.max(1, maxBytes - largeBytes));
+    this.large = this.tier(largeBytes);
+  }
+
+  private tier(maxSize: number): LRUCache<string, Buffer> {
+    return new LRUCache<string, Buffer>({
+      maxSize,
       sizeCalculation: sizeOf,
       // 'update' re-sets the same buffer: nothing changes. 'add' and 'replace' (after the old value's dispose) count.
       onInsert: (v, k, how) => {
@@ -60,7 +75,7 @@ export class HotTier {
   }
 
   get(key: string): Buffer | undefined {
-    const v = this.lru.get(key);
+    const v = this.lru.get(key) ?? this.large.get(key);
     const c = this.counts[kindOf(key)];
     if (v) c.hits++;
     else c.misses++;
@@ -69,15 +84,18 @@ export class HotTier {
 
   /** Whether the tier holds the key, without counting a lookup or refreshing its place. */
   has(key: string): boolean {
-    return this.lru.has(key);
+    return this.lru.has(key) || this.large.has(key);
   }
 
   set(key: string, value: Buffer): void {
-    this.lru.set(key, value);
+    const large = value.byteLength > LARGE_ANSWER_BYTES && kindOf(key) === 'answers';
+    // a key lives in one of the two; a new value may move it
+    (large ? this.lru : this.large).delete(key);
+    (large ? this.large : this.lru).set(key, value);
   }
 
   get bytes(): number {
-    return this.lru.calculatedSize;
+    return this.lru.calculatedSize + this.large.calculatedSize;
   }
 
   /** Hit rates since start and what the tier holds now, per kind (the admin status route). */
@@ -88,8 +106,8 @@ export class HotTier {
     };
     return {
       capacity_bytes: this.maxBytes,
-      bytes: this.lru.calculatedSize,
-      entries: this.lru.size,
+      bytes: this.bytes,
+      entries: this.lru.size + this.large.size,
       tiles: of('tiles'),
       answers: of('answers'),
     };
