@@ -28,7 +28,8 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
     lastBrgOf = 0;
   const first = g.first,
     node = p.node,
-    wayRoundabout = g.wayRoundabout;
+    wayRoundabout = g.wayRoundabout,
+    wayName = g.wayName;
   for (let i = 0; i + 1 < n; i++) {
     const aWay = way[i]!,
       bWay = way[i + 1]!;
@@ -37,6 +38,9 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
     if (aWay === bWay && v >= 0 && first[v + 1]! - first[v]! <= 2) continue;
     const rbIn = wayRoundabout[aWay] === 1,
       rbOut = wayRoundabout[bWay] === 1;
+    // Straight through a junction on the same road (most junctions of a long route): nothing to announce, and a
+    // flat test says so without the spherical bearings' trigonometry.
+    if (!rbIn && !rbOut && wayName[aWay] === wayName[bWay] && surelyStraight(pts, i)) continue;
     const inB = lastBrgOf === i ? lastBrg : brg(i);
     // the junction's latitude terms serve the way out and every other way from it
     const jLat = pts[2 * i + 3]! * TO_RAD,
@@ -181,6 +185,27 @@ export function bearingOf(lng1: number, lat1: number, lng2: number, lat2: number
     Math.sin(lat1 * toRad) * Math.cos(lat2 * toRad) * Math.cos((lng2 - lng1) * toRad);
   return (Math.atan2(y, x) / toRad + 360) % 360;
 }
+
+/**
+ * Whether pieces i and i + 1 meet at a turn under 15 degrees, measured flat (longitudes scaled by the junction's
+ * cos(latitude)). Within a piece's length that differs from the spherical bearings by well under a degree, so
+ * every junction it passes is one the exact test (turn under 20 degrees, same name) would pass too; the others get
+ * the exact test.
+ */
+function surelyStraight(pts: Float64Array, i: number): boolean {
+  const x0 = pts[2 * i]!,
+    y0 = pts[2 * i + 1]!,
+    x1 = pts[2 * i + 2]!,
+    y1 = pts[2 * i + 3]!;
+  const c = Math.cos(y1 * TO_RAD);
+  const ax = (x1 - x0) * c,
+    ay = y1 - y0,
+    bx = (pts[2 * i + 4]! - x1) * c,
+    by = pts[2 * i + 5]! - y1;
+  const dot = ax * bx + ay * by;
+  return dot > 0 && Math.abs(ax * by - ay * bx) < TAN_15 * dot;
+}
+const TAN_15 = Math.tan((15 * Math.PI) / 180);
 
 const turnAngle = (inB: number, outB: number) => ((outB - inB + 540) % 360) - 180;
 
