@@ -12,8 +12,8 @@ export type Seed = [node: number, offset: number];
 /**
  * Bidirectional CH query: a forward Dijkstra from the sources over upward edges and a backward one from the
  * targets over (reversed) downward edges; they meet at the highest node of the shortest path. Per-node state
- * lives in two SearchSpaces (slots for the nodes a query touches, see search-space.ts), so a query touches only
- * its (small) search spaces and a routing thread holds 8 bytes per graph node for it.
+ * lives in two SearchSpaces (slots and a hash table for the nodes a query touches, see search-space.ts), so a query
+ * touches only its (small) search spaces and holds nothing per graph node.
  * Not re-entrant: one instance per concurrent caller (queries are synchronous, so one per engine thread suffices).
  */
 export class CHQuery {
@@ -45,8 +45,8 @@ export class CHQuery {
     this.coreStart = n - coreNodes;
     this.coreList = new Uint32Array(coreNodes);
     for (let v = 0, k = 0; v < n; v++) if (ch.rank[v]! >= this.coreStart) this.coreList[k++] = v;
-    this.fwd = new SearchSpace(n);
-    this.bwd = new SearchSpace(n);
+    this.fwd = new SearchSpace();
+    this.bwd = new SearchSpace();
     this.unpacker = new ShortcutUnpacker(ch);
   }
 
