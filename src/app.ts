@@ -213,7 +213,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     }),
     hotTier: () => hot.stats(),
     readiness: () => {
-      placesReady ||= threads?.ready ?? true; // once up, reopen (reload) keeps the threads answering
+      placesReady ||= threads?.warm ?? true; // once up, reopen (reload) keeps the threads answering
       return { routing: routingState, places: placesReady ? 'ready' : 'loading' };
     },
     quotas: (nowMs) => (cluster ? cluster.quotas(nowMs) : readQuotas(config.data_dir, nowMs)),

@@ -304,6 +304,28 @@ describe('places in worker threads', () => {
     }
   });
 
+  it('warm only once every thread has loaded its columns; the first answers meanwhile', async () => {
+    const threads = new PlacesThreads({
+      file: join(pdir, PLACES_FILE),
+      threads: 2,
+      queue: 4,
+      timeoutMs: 5000,
+      testLaterWarmMs: 1500,
+    });
+    try {
+      await waitReady(threads);
+      // the second thread is held 1.5 s after its turn: one answers, the pool is not warm
+      expect(threads.warm).toBe(false);
+      const input = { q: 'Amman', bias: { lat: 31.95, lng: 35.93 }, biasGiven: true, locale: 'en' as const };
+      expect((await threads.search(input, { shedCode: 'AUTOCOMPLETE_BACKPRESSURE' })).length).toBeGreaterThan(0);
+      expect(threads.warm).toBe(false);
+      for (let i = 0; i < 500 && !threads.warm; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(threads.warm).toBe(true);
+    } finally {
+      threads.close();
+    }
+  });
+
   it('over HTTP: a slow search leaves /livez alone, max_wait_ms expires in time, a full queue answers 503 with Retry-After', async () => {
     const threads = new PlacesThreads({
       file: join(pdir, PLACES_FILE),

@@ -18,6 +18,8 @@ export interface PlacesThreadsOptions {
   timeoutMs: number;
   /** Test hook only (never set from config): each query first keeps its thread busy this long (abandonable). */
   testDelayMs?: number;
+  /** Test hook only: every thread but the first to load its columns takes this much longer to. */
+  testLaterWarmMs?: number;
 }
 
 export interface PlacesQueryOptions {
@@ -46,7 +48,12 @@ export class PlacesThreads {
       queue: o.queue,
       shedCode: 'AUTOCOMPLETE_BACKPRESSURE',
       timeoutMs: o.timeoutMs,
-      init: { file: o.file, testDelayMs: o.testDelayMs, turn: new Int32Array(new SharedArrayBuffer(8)) },
+      init: {
+        file: o.file,
+        testDelayMs: o.testDelayMs,
+        turn: new Int32Array(new SharedArrayBuffer(8)),
+        testLaterWarmMs: o.testLaterWarmMs,
+      },
       // a SQLite statement cannot be interrupted: give a long query time to finish before its thread is replaced
       stuckMs: 5000,
     });
@@ -54,6 +61,14 @@ export class PlacesThreads {
 
   get ready(): boolean {
     return this.pool.ready;
+  }
+
+  /**
+   * Every thread has its columns loaded. Until then the ones still loading take a core from the others (seconds of
+   * CPU each on a country), so /readyz waits for this, not for the first thread.
+   */
+  get warm(): boolean {
+    return this.pool.ready && !this.pool.starting;
   }
 
   /** A thread is still opening the index (seconds on a country): queries sent now wait for it. */

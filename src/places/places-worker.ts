@@ -17,6 +17,8 @@ export interface PlacesInit {
   testDelayMs?: number;
   /** [tickets taken, threads done warming]: threads warm their columns one after another (see warmInTurn). */
   turn?: Int32Array;
+  /** Test hook only: every thread but the first to warm takes this much longer to. */
+  testLaterWarmMs?: number;
 }
 
 /** The longest a thread waits for the one before it to warm (one that died never says it is done). */
@@ -27,9 +29,10 @@ const TURN_WAIT_MS = 30_000;
  * routing graph's load and the HTTP thread at start; in turn, the first is ready as soon as it can be (the pool
  * answers from it while the others load) and start-up leaves a core free.
  */
-function warmInTurn(file: string, turn: Int32Array | undefined): PlacesIndex {
+function warmInTurn(file: string, turn: Int32Array | undefined, laterMs = 0): PlacesIndex {
   if (!turn) return new PlacesIndex(file).warm();
   const ticket = Atomics.add(turn, 0, 1);
+  if (ticket > 0 && laterMs > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, laterMs);
   const until = Date.now() + TURN_WAIT_MS;
   for (let done = Atomics.load(turn, 1); done < ticket && Date.now() < until; done = Atomics.load(turn, 1))
     Atomics.wait(turn, 1, done, until - Date.now());
@@ -45,7 +48,7 @@ serveTasks<{ index: PlacesIndex; init: PlacesInit }>(
   (data, previous) => {
     const init = data as PlacesInit;
     // scoring columns in memory before the thread says ready; at start one thread at a time, a reload all at once
-    const index = previous ? new PlacesIndex(init.file).warm() : warmInTurn(init.file, init.turn);
+    const index = previous ? new PlacesIndex(init.file).warm() : warmInTurn(init.file, init.turn, init.testLaterWarmMs);
     previous?.index.close();
     return { index, init };
   },
