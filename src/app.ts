@@ -175,6 +175,8 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
   let routingState: Readiness['routing'] = builtinRouting ? 'loading' : 'ready';
   // Places threads open places.db in the background; queries sent meanwhile wait for them (not ready for /readyz).
   let placesReady = !threads;
+  // and the routing threads all set up (routes are real from the first one; the others still take a core)
+  let routingWarm = false;
   const directions = new DirectionsService({
     // built-in router over <data>/roads.graph (no-graph engine until it is loaded or imported), or the upstream
     engine: o.routing ?? (builtinRouting ? noGraphEngine : createRoutingEngine(config.routing, dir.root, log)),
@@ -214,7 +216,9 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     hotTier: () => hot.stats(),
     readiness: () => {
       placesReady ||= threads?.warm ?? true; // once up, reopen (reload) keeps the threads answering
-      return { routing: routingState, places: placesReady ? 'ready' : 'loading' };
+      if (routingState === 'ready') routingWarm ||= directions.engine.warm !== false;
+      const routing = routingState === 'ready' && !routingWarm ? 'loading' : routingState;
+      return { routing, places: placesReady ? 'ready' : 'loading' };
     },
     quotas: (nowMs) => (cluster ? cluster.quotas(nowMs) : readQuotas(config.data_dir, nowMs)),
   };

@@ -32,10 +32,10 @@ const TURN_WAIT_MS = 30_000;
 function warmInTurn(file: string, turn: Int32Array | undefined, laterMs = 0): PlacesIndex {
   if (!turn) return new PlacesIndex(file).warm();
   const ticket = Atomics.add(turn, 0, 1);
-  if (ticket > 0 && laterMs > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, laterMs);
   const until = Date.now() + TURN_WAIT_MS;
   for (let done = Atomics.load(turn, 1); done < ticket && Date.now() < until; done = Atomics.load(turn, 1))
     Atomics.wait(turn, 1, done, until - Date.now());
+  if (ticket > 0 && laterMs > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, laterMs);
   try {
     return new PlacesIndex(file).warm();
   } finally {

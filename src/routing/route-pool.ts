@@ -66,6 +66,11 @@ export class PooledRouter implements RoutingEngine {
     return this.opts.threads > 0 ? this.opts.threads : availableParallelism();
   }
 
+  /** Every routing thread has set its engine up (see RoutingEngine.warm). */
+  get warm(): boolean {
+    return !!this.pool?.ready && !this.pool.starting;
+  }
+
   /** Thread and queue occupancy, for metrics and tests. */
   get stats() {
     return this.pool?.stats;
