@@ -25,7 +25,8 @@ import { AdjPool, Edges } from './ch-storage.js';
  *   Float64 keys, fixed capacity n) = 41 B; with both adjacency headers ~65 B per node in all.
  * - finish(): the five output edge arrays are copies in the new edge order (20 B * M, through a 4 B * M map of
  *   new ids), each made right before its growable source is dropped; upFirst/dnFirst 8 B per node, upEdge/dnEdge
- *   ~4 B * M each (core edges in both). The adjacency, queues and search state are unreachable by then (contract() has returned) and hops is dropped.
+ *   ~4 B * M each (core edges in both). The adjacency, queues and search state are unreachable by then
+ *   (contract() has returned) and hops is dropped.
  * At 600 copies (n = 6.8M, m0 = 13.9M, M = 25.3M): ~0.6 GB edges (capacity 27.8M, no doubling), ~0.45 GB
  * adjacency, ~0.3 GB other per-node state. Measured: the whole import peaks at 2.26 GB (the number[] and
  * number[][] layout this replaced: 6.29 GB).
