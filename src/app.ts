@@ -285,6 +285,9 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     if (closed) return engine.close?.();
     directions.setEngine(engine);
     routingState = state;
+    // `loaded` (and /readyz) once every routing thread is set up; routes are real from the first one already
+    for (const until = Date.now() + 60_000; engine.warm === false && !closed && Date.now() < until;)
+      await new Promise((r) => setTimeout(r, 5));
   };
   const roadsLoaded = builtinRouting
     ? loadRoads().catch((e: unknown) => {

@@ -304,6 +304,25 @@ describe('places in worker threads', () => {
     }
   });
 
+  it('scoring columns read by one connection serve another on the same file, and no other file', () => {
+    const a = openPlacesIndex(pdir)!,
+      b = openPlacesIndex(pdir)!;
+    try {
+      const cols = a.warm().sharedColumns;
+      expect(cols.lat.buffer).toBeInstanceOf(SharedArrayBuffer);
+      expect(b.useColumns({ ...cols, size: cols.size + 1 })).toBe(false);
+      expect(b.useColumns(cols)).toBe(true);
+      for (const id of [1, Math.floor(a.count / 2), a.count]) {
+        expect(b.names(id)).toEqual(a.names(id));
+        expect([b.lat[id], b.countryOf(id), b.kindOf(id)]).toEqual([a.lat[id], a.countryOf(id), a.kindOf(id)]);
+        expect(b.names(id).join('|').length).toBeGreaterThan(0);
+      }
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
   it('warm only once every thread has loaded its columns; the first answers meanwhile', async () => {
     const threads = new PlacesThreads({
       file: join(pdir, PLACES_FILE),
@@ -321,6 +340,15 @@ describe('places in worker threads', () => {
       expect(threads.warm).toBe(false);
       for (let i = 0; i < 1000 && !threads.warm; i++) await new Promise((r) => setTimeout(r, 20));
       expect(threads.warm).toBe(true);
+      // the second thread took the columns the first read (shared memory): two searches at once, one on each
+      // thread, answer as the in-process search does
+      const index = openPlacesIndex(pdir)!;
+      const both = await Promise.all(
+        [0, 1].map(() => threads.search(input, { shedCode: 'AUTOCOMPLETE_BACKPRESSURE' })),
+      );
+      expect(threads.stats.completed).toBe(3);
+      expect(both).toEqual([search(index, input), search(index, input)]);
+      index.close();
     } finally {
       threads.close();
     }

@@ -147,7 +147,7 @@ export class WorkerPool {
   run<R>(payload: unknown, opts: TaskOptions = {}): Promise<R> {
     if (this.closed) return Promise.reject(new TaskAbandoned('closed'));
     if (opts.signal?.aborted) return Promise.reject(new TaskAbandoned('aborted'));
-    const free = this.slots.find((s) => !s.task && !s.dead);
+    const free = this.freeSlot();
     if (!free && this.waiting.length >= this.o.queue) {
       this.counts.shed++;
       return Promise.reject(new AppError(opts.shedCode ?? this.o.shedCode));
@@ -215,6 +215,18 @@ export class WorkerPool {
     return slot;
   }
 
+  /**
+   * The thread a new task goes to: a free one that is set up; else, while another is set up, none (the task waits
+   * in line for it: a thread still setting up may be waiting its turn for seconds, see places-worker.ts); else any
+   * free one, which takes the task once it is set up.
+   */
+  private freeSlot(): Slot | undefined {
+    const free = this.slots.filter((s) => !s.task && !s.dead);
+    const ready = free.find((s) => s.ready);
+    if (ready || !free.length) return ready;
+    return this.ready && this.waiting.length < this.o.queue ? undefined : free[0];
+  }
+
   private start(slot: Slot, task: Task): void {
     slot.task = task;
     task.slot = slot;
@@ -227,6 +239,11 @@ export class WorkerPool {
       slot.ready = m.ok;
       slot.reported = true;
       if (m.ok) this.startFailures = 0;
+      // tasks may be waiting in line for a thread that is set up (freeSlot)
+      if (m.ok && !slot.task && !this.closed) {
+        const next = this.waiting.shift();
+        if (next) this.start(slot, next);
+      }
       return;
     }
     const done = slot.updates.get(m.id);

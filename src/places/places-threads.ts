@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { ErrorCode } from '../core/errors.js';
 import type { LatLng } from '../core/geo.js';
 import { WorkerPool } from '../limits/worker-pool.js';
-import type { PlacesTask } from './places-worker.js';
+import type { PlacesInit, PlacesTask } from './places-worker.js';
 import type { ReverseHit } from './reverse.js';
 import type { SearchInput } from './search.js';
 import type { Locale, Prediction } from './types.js';
@@ -36,10 +37,8 @@ export interface PlacesQueryOptions {
  */
 export class PlacesThreads {
   private readonly pool: WorkerPool;
-  private readonly testDelayMs?: number;
 
-  constructor(o: PlacesThreadsOptions) {
-    this.testDelayMs = o.testDelayMs;
+  constructor(private readonly o: PlacesThreadsOptions) {
     this.pool = new WorkerPool({
       name: 'places',
       here: import.meta.url,
@@ -48,12 +47,7 @@ export class PlacesThreads {
       queue: o.queue,
       shedCode: 'AUTOCOMPLETE_BACKPRESSURE',
       timeoutMs: o.timeoutMs,
-      init: {
-        file: o.file,
-        testDelayMs: o.testDelayMs,
-        turn: new Int32Array(new SharedArrayBuffer(8)),
-        testLaterWarmMs: o.testLaterWarmMs,
-      },
+      init: this.init(o.file),
       // a SQLite statement cannot be interrupted: give a long query time to finish before its thread is replaced
       stuckMs: 5000,
     });
@@ -90,7 +84,18 @@ export class PlacesThreads {
 
   /** Every thread opens `file` (and closes its old connection) before its next query. */
   reopen(file: string): Promise<void> {
-    return this.pool.update({ file, testDelayMs: this.testDelayMs });
+    return this.pool.update(this.init(file));
+  }
+
+  /** What the threads set up from: a fresh turn and channel each time, so one thread reads the columns for all. */
+  private init(file: string): PlacesInit {
+    return {
+      file,
+      testDelayMs: this.o.testDelayMs,
+      turn: new Int32Array(new SharedArrayBuffer(8)),
+      channel: `svcmaps-places-${randomUUID()}`,
+      testLaterWarmMs: this.o.testLaterWarmMs,
+    };
   }
 
   close(): void {

@@ -1,10 +1,11 @@
 /**
- * A places thread (see places-threads.ts): its own read-only connection to places.db and its own in-memory scoring
- * columns, answering one search or reverse lookup at a time.
+ * A places thread (see places-threads.ts): its own read-only connection to places.db and the in-memory scoring
+ * columns (shared with the other places threads), answering one search or reverse lookup at a time.
  */
+import { BroadcastChannel, receiveMessageOnPort } from 'node:worker_threads';
 import type { LatLng } from '../core/geo.js';
 import { serveTasks } from '../limits/worker-host.js';
-import { PlacesIndex } from '../store/places/index-db.js';
+import { PlacesIndex, type ScoringColumns } from '../store/places/index-db.js';
 import { reverse } from './reverse.js';
 import { search, type SearchInput } from './search.js';
 import type { Locale } from './types.js';
@@ -17,6 +18,8 @@ export interface PlacesInit {
   testDelayMs?: number;
   /** [tickets taken, threads done warming]: threads warm their columns one after another (see warmInTurn). */
   turn?: Int32Array;
+  /** BroadcastChannel name on which the first thread to read the columns hands them to the others. */
+  channel?: string;
   /** Test hook only: every thread but the first to warm takes this much longer to. */
   testLaterWarmMs?: number;
 }
@@ -24,31 +27,59 @@ export interface PlacesInit {
 /** The longest a thread waits for the one before it to warm (one that died never says it is done). */
 const TURN_WAIT_MS = 30_000;
 
+/** How long a thread waits for the columns after the one before it is done (then it reads its own). */
+const HANDOVER_WAIT_MS = 2_000;
+
 /**
- * Loading the scoring columns is seconds of CPU on a country. All threads at once would take every core from the
- * routing graph's load and the HTTP thread at start; in turn, the first is ready as soon as it can be (the pool
- * answers from it while the others load) and start-up leaves a core free.
+ * Loading the scoring columns is seconds of CPU and ~150 MB on a country. The first thread to take a ticket reads
+ * them into shared memory and posts them on the pool's channel; the others wait their turn and map the same memory
+ * (a thread that misses the message, e.g. one started later to replace a dead one, reads its own copy). Meanwhile
+ * the pool answers from the first, and start-up leaves the other cores to the routing graph and the HTTP thread.
  */
-function warmInTurn(file: string, turn: Int32Array | undefined, laterMs = 0): PlacesIndex {
-  if (!turn) return new PlacesIndex(file).warm();
+function warmInTurn(init: PlacesInit): PlacesIndex {
+  const index = new PlacesIndex(init.file);
+  const { turn } = init;
+  if (!turn) return index.warm();
+  // listening before taking a ticket, so the first thread's post cannot come before this thread listens
+  const channel = init.channel ? new BroadcastChannel(init.channel) : undefined;
   const ticket = Atomics.add(turn, 0, 1);
-  const until = Date.now() + TURN_WAIT_MS;
-  for (let done = Atomics.load(turn, 1); done < ticket && Date.now() < until; done = Atomics.load(turn, 1))
-    Atomics.wait(turn, 1, done, until - Date.now());
-  if (ticket > 0 && laterMs > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, laterMs);
   try {
-    return new PlacesIndex(file).warm();
+    const until = Date.now() + TURN_WAIT_MS;
+    for (let done = Atomics.load(turn, 1); done < ticket && Date.now() < until; done = Atomics.load(turn, 1))
+      Atomics.wait(turn, 1, done, until - Date.now());
+    if (ticket > 0 && init.testLaterWarmMs) sleep(init.testLaterWarmMs);
+    const got = ticket > 0 && channel ? receiveColumns(channel) : undefined;
+    if (!got || !index.useColumns(got)) {
+      index.warm();
+      if (ticket === 0) channel?.postMessage(index.sharedColumns);
+    }
+    return index;
   } finally {
     Atomics.add(turn, 1, 1);
     Atomics.notify(turn, 1);
+    channel?.close();
   }
 }
+
+/** The columns the first thread posted (the message may still be on its way when its turn ends). */
+function receiveColumns(channel: BroadcastChannel): ScoringColumns | undefined {
+  const until = Date.now() + HANDOVER_WAIT_MS;
+  for (;;) {
+    // Node takes a BroadcastChannel here as well as a MessagePort (its type declarations name only the latter)
+    const m = receiveMessageOnPort(channel as unknown as Parameters<typeof receiveMessageOnPort>[0]);
+    if (m) return m.message as ScoringColumns;
+    if (Date.now() >= until) return undefined;
+    sleep(5);
+  }
+}
+
+const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 serveTasks<{ index: PlacesIndex; init: PlacesInit }>(
   (data, previous) => {
     const init = data as PlacesInit;
-    // scoring columns in memory before the thread says ready; at start one thread at a time, a reload all at once
-    const index = previous ? new PlacesIndex(init.file).warm() : warmInTurn(init.file, init.turn, init.testLaterWarmMs);
+    // scoring columns in memory before the thread says ready, read by one thread and shared (a reload too)
+    const index = warmInTurn(init);
     previous?.index.close();
     return { index, init };
   },

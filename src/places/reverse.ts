@@ -60,7 +60,7 @@ export function localityAt(index: PlacesIndex, at: LatLng): IndexedPlace | undef
   let bestRatio = 1;
   for (const id of index.localitiesNear(at.lat, at.lng, box.dLat, box.dLng)) {
     const ratio =
-      haversineMeters(at, { lat: index.lat[id]!, lng: index.lng[id]! }) / (LOCALITY_REACH_M[index.kind[id]!] ?? 1500);
+      haversineMeters(at, { lat: index.lat[id]!, lng: index.lng[id]! }) / (LOCALITY_REACH_M[index.kindOf(id)] ?? 1500);
     if (ratio < bestRatio) [best, bestRatio] = [id, ratio];
   }
   return best === undefined ? undefined : index.byIds([best])[0];

@@ -71,7 +71,7 @@ export function textScore(qNorm: string, qTokens: string[], names: string[]): nu
 export function rank(index: PlacesIndex, id: number, text: number, input: SearchInput): number {
   const km = haversineMeters(input.bias, { lat: index.lat[id]!, lng: index.lng[id]! }) / 1000;
   const proximity = PROXIMITY_WEIGHT * Math.exp(-km / PROXIMITY_SCALE_KM);
-  return text * (index.importance[id]! + proximity) + (index.country[id] === input.country ? COUNTRY_BONUS : 0);
+  return text * (index.importance[id]! + proximity) + (index.countryOf(id) === input.country ? COUNTRY_BONUS : 0);
 }
 
 /**

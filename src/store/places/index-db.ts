@@ -3,14 +3,24 @@ import type { PlaceRow } from './schema.js';
 
 export type IndexedPlace = PlaceRow & { id: number };
 
-interface ScoringColumns {
+/**
+ * The scoring columns, by row id, in SharedArrayBuffers: one places thread reads them from places.db and the others
+ * map the same memory (see places-worker.ts). Country codes and kinds are codes into small tables; each place's
+ * search names are its stored '|'-joined text as UTF-8, decoded only for the few candidates a search ranks.
+ */
+export interface ScoringColumns {
+  /** Row count + 1 (ids run from 1). */
+  size: number;
   lat: Float64Array;
   lng: Float64Array;
   importance: Float32Array;
-  country: string[];
-  kind: string[];
-  /** Each place's search names as stored ('|'-joined): one string per place, split for the few candidates ranked. */
-  names: string[];
+  country: Uint16Array;
+  countries: string[];
+  kind: Uint16Array;
+  kinds: string[];
+  /** Place id's names are nameBytes[nameAt[id] .. nameAt[id + 1]). */
+  nameAt: Uint32Array;
+  nameBytes: Uint8Array;
 }
 export type SegmentHit = { place_id: number; lat1: number; lng1: number; lat2: number; lng2: number };
 
@@ -73,46 +83,28 @@ export class PlacesIndex {
   /**
    * Scoring columns held in memory (by row id), so ranking a few hundred candidates touches no disk pages. Read on
    * first use: a connection that only serves details and photos (the HTTP thread, when searches run in places
-   * threads) never pays their memory or their seconds of loading. Every places thread holds its own copy, so they
-   * are kept lean: country codes and kinds interned (a few hundred distinct strings instead of one per place),
-   * names one string per place.
+   * threads) never pays their memory or their seconds of loading.
    */
   private columns(): ScoringColumns {
-    if (this.cols) return this.cols;
-    const size = this.count + 1; // ids run from 1 to count
-    const c: ScoringColumns = {
-      lat: new Float64Array(size),
-      lng: new Float64Array(size),
-      importance: new Float32Array(size),
-      country: new Array<string>(size).fill(''),
-      kind: new Array<string>(size).fill(''),
-      names: new Array<string>(size).fill(''),
-    };
-    const interned = new Map<string, string>();
-    const intern = (s: string) => {
-      let v = interned.get(s);
-      if (v === undefined) interned.set(s, (v = s));
-      return v;
-    };
-    const rows = this.db
-      .prepare('SELECT id, lat, lng, importance, country, kind, search_names FROM places')
-      .raw()
-      .iterate() as Iterable<[number, number, number, number, string | null, string, string]>;
-    for (const [id, lat, lng, imp, cc, kind, names] of rows) {
-      c.kind[id] = intern(kind);
-      c.lat[id] = lat;
-      c.lng[id] = lng;
-      c.importance[id] = imp;
-      c.country[id] = intern(cc ?? '');
-      c.names[id] = names;
-    }
-    return (this.cols = c);
+    return (this.cols ??= readColumns(this.db, this.count + 1));
   }
 
   /** Reads the scoring columns now (a places thread does, before it reports ready). */
   warm(): this {
     this.columns();
     return this;
+  }
+
+  /** The columns, to hand to other threads reading the same file (their memory is shared, not copied). */
+  get sharedColumns(): ScoringColumns {
+    return this.columns();
+  }
+
+  /** Takes columns another thread read from the same places.db; false (and nothing taken) when they do not fit it. */
+  useColumns(c: ScoringColumns): boolean {
+    if (c.size !== this.count + 1 || c.nameAt.length !== c.size + 1) return false;
+    this.cols = c;
+    return true;
   }
 
   get lat(): Float64Array {
@@ -124,15 +116,22 @@ export class PlacesIndex {
   get importance(): Float32Array {
     return this.columns().importance;
   }
-  get country(): string[] {
-    return this.columns().country;
+  /** Place `id`'s country code ('' when none). */
+  countryOf(id: number): string {
+    const c = this.columns();
+    return c.countries[c.country[id]!]!;
   }
-  get kind(): string[] {
-    return this.columns().kind;
+  kindOf(id: number): string {
+    const c = this.columns();
+    return c.kinds[c.kind[id]!]!;
   }
   /** Place `id`'s search names. */
   names(id: number): string[] {
-    return this.columns().names[id]!.split('|');
+    const c = this.columns();
+    const b = c.nameBytes;
+    return Buffer.from(b.buffer, b.byteOffset + c.nameAt[id]!, c.nameAt[id + 1]! - c.nameAt[id]!)
+      .toString('utf8')
+      .split('|');
   }
 
   /** Row ids matching an FTS5 expression, most important first (rows were inserted in importance order). */
@@ -165,4 +164,65 @@ export class PlacesIndex {
   close(): void {
     this.db.close();
   }
+}
+
+/** A typed array over a SharedArrayBuffer of its own. */
+function shared<T>(of: new (b: SharedArrayBuffer) => T, bytesPer: number, n: number): T {
+  return new of(new SharedArrayBuffer(Math.max(1, n) * bytesPer));
+}
+
+/** Reads the scoring columns of `size - 1` places (one pass over the table). */
+function readColumns(db: Database.Database, size: number): ScoringColumns {
+  const lat = shared(Float64Array, 8, size),
+    lng = shared(Float64Array, 8, size),
+    importance = shared(Float32Array, 4, size),
+    country = shared(Uint16Array, 2, size),
+    kind = shared(Uint16Array, 2, size),
+    nameAt = shared(Uint32Array, 4, size + 1);
+  const countries = [''],
+    kinds = [''];
+  const codeOf = (table: string[], codes: Map<string, number>, s: string) => {
+    let k = codes.get(s);
+    if (k === undefined) {
+      if (table.length > 0xffff) throw new Error('places.db: more than 65,535 distinct countries or kinds');
+      codes.set(s, (k = table.length));
+      table.push(s);
+    }
+    return k;
+  };
+  const countryCodes = new Map([['', 0]]),
+    kindCodes = new Map([['', 0]]);
+  // names go into a growing buffer first (their total is not known before the pass), then into shared memory
+  let bytes = Buffer.allocUnsafe(1 << 20),
+    at = 0;
+  const ends = new Uint32Array(size);
+  const rows = db
+    .prepare('SELECT id, lat, lng, importance, country, kind, search_names FROM places ORDER BY id')
+    .raw()
+    .iterate() as Iterable<[number, number, number, number, string | null, string, string]>;
+  let last = 0;
+  for (const [id, la, ln, imp, cc, kd, names] of rows) {
+    for (let k = last + 1; k < id; k++) ends[k] = at; // ids without a row: no names
+    const need = at + Buffer.byteLength(names);
+    if (need > bytes.length) {
+      const b = Buffer.allocUnsafe(Math.max(need, 2 * bytes.length));
+      bytes.copy(b, 0, 0, at);
+      bytes = b;
+    }
+    at += bytes.write(names, at, 'utf8');
+    ends[id] = at;
+    lat[id] = la;
+    lng[id] = ln;
+    importance[id] = imp;
+    country[id] = codeOf(countries, countryCodes, cc ?? '');
+    kind[id] = codeOf(kinds, kindCodes, kd);
+    last = id;
+  }
+  for (let k = last + 1; k < size; k++) ends[k] = at;
+  // nameAt[id] is where id's names start: the end of id - 1's
+  for (let id = 1; id < size; id++) nameAt[id] = ends[id - 1]!;
+  nameAt[size] = at;
+  const nameBytes = shared(Uint8Array, 1, at);
+  nameBytes.set(bytes.subarray(0, at));
+  return { size, lat, lng, importance, country, countries, kind, kinds, nameAt, nameBytes };
 }
