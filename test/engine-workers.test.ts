@@ -311,6 +311,7 @@ describe('places in worker threads', () => {
       const cols = a.warm().sharedColumns;
       expect(cols.lat.buffer).toBeInstanceOf(SharedArrayBuffer);
       expect(b.useColumns({ ...cols, size: cols.size + 1 })).toBe(false);
+      expect(b.useColumns({ ...cols, generation: 'another import' })).toBe(false);
       expect(b.useColumns(cols)).toBe(true);
       for (const id of [1, Math.floor(a.count / 2), a.count]) {
         expect(b.names(id)).toEqual(a.names(id));

@@ -9,7 +9,8 @@ export type IndexedPlace = PlaceRow & { id: number };
  * search names are its stored '|'-joined text as UTF-8, decoded only for the few candidates a search ranks.
  */
 export interface ScoringColumns {
-  /** Row count + 1 (ids run from 1). */
+  /** The places.db they were read from (its import generation) and its row count + 1 (ids run from 1). */
+  generation: string;
   size: number;
   lat: Float64Array;
   lng: Float64Array;
@@ -86,7 +87,7 @@ export class PlacesIndex {
    * threads) never pays their memory or their seconds of loading.
    */
   private columns(): ScoringColumns {
-    return (this.cols ??= readColumns(this.db, this.count + 1));
+    return (this.cols ??= readColumns(this.db, this.generation, this.count + 1));
   }
 
   /** Reads the scoring columns now (a places thread does, before it reports ready). */
@@ -102,7 +103,7 @@ export class PlacesIndex {
 
   /** Takes columns another thread read from the same places.db; false (and nothing taken) when they do not fit it. */
   useColumns(c: ScoringColumns): boolean {
-    if (c.size !== this.count + 1 || c.nameAt.length !== c.size + 1) return false;
+    if (c.generation !== this.generation || c.size !== this.count + 1 || c.nameAt.length !== c.size + 1) return false;
     this.cols = c;
     return true;
   }
@@ -172,7 +173,7 @@ function shared<T>(of: new (b: SharedArrayBuffer) => T, bytesPer: number, n: num
 }
 
 /** Reads the scoring columns of `size - 1` places (one pass over the table). */
-function readColumns(db: Database.Database, size: number): ScoringColumns {
+function readColumns(db: Database.Database, generation: string, size: number): ScoringColumns {
   const lat = shared(Float64Array, 8, size),
     lng = shared(Float64Array, 8, size),
     importance = shared(Float32Array, 4, size),
@@ -224,5 +225,5 @@ function readColumns(db: Database.Database, size: number): ScoringColumns {
   nameAt[size] = at;
   const nameBytes = shared(Uint8Array, 1, at);
   nameBytes.set(bytes.subarray(0, at));
-  return { size, lat, lng, importance, country, countries, kind, kinds, nameAt, nameBytes };
+  return { generation, size, lat, lng, importance, country, countries, kind, kinds, nameAt, nameBytes };
 }
