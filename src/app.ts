@@ -175,8 +175,6 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
   let routingState: Readiness['routing'] = builtinRouting ? 'loading' : 'ready';
   // Places threads open places.db in the background; queries sent meanwhile wait for them (not ready for /readyz).
   let placesReady = !threads;
-  // and the routing threads all set up (routes are real from the first one; the others still take a core)
-  let routingWarm = false;
   const directions = new DirectionsService({
     // built-in router over <data>/roads.graph (no-graph engine until it is loaded or imported), or the upstream
     engine: o.routing ?? (builtinRouting ? noGraphEngine : createRoutingEngine(config.routing, dir.root, log)),
@@ -216,9 +214,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     hotTier: () => hot.stats(),
     readiness: () => {
       placesReady ||= threads?.warm ?? true; // once up, reopen (reload) keeps the threads answering
-      if (routingState === 'ready') routingWarm ||= directions.engine.warm !== false;
-      const routing = routingState === 'ready' && !routingWarm ? 'loading' : routingState;
-      return { routing, places: placesReady ? 'ready' : 'loading' };
+      return { routing: routingState, places: placesReady ? 'ready' : 'loading' };
     },
     quotas: (nowMs) => (cluster ? cluster.quotas(nowMs) : readQuotas(config.data_dir, nowMs)),
   };
@@ -284,10 +280,9 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     });
     if (closed) return engine.close?.();
     directions.setEngine(engine);
+    // routes are real from the first routing thread; `loaded` and /readyz wait for every one of them
+    await engine.whenWarm?.();
     routingState = state;
-    // `loaded` (and /readyz) once every routing thread is set up; routes are real from the first one already
-    for (const until = Date.now() + 60_000; engine.warm === false && !closed && Date.now() < until;)
-      await new Promise((r) => setTimeout(r, 5));
   };
   const roadsLoaded = builtinRouting
     ? loadRoads().catch((e: unknown) => {

@@ -240,10 +240,7 @@ export class WorkerPool {
       slot.reported = true;
       if (m.ok) this.startFailures = 0;
       // tasks may be waiting in line for a thread that is set up (freeSlot)
-      if (m.ok && !slot.task && !this.closed) {
-        const next = this.waiting.shift();
-        if (next) this.start(slot, next);
-      }
+      if (m.ok && !slot.task) this.free(slot);
       return;
     }
     const done = slot.updates.get(m.id);

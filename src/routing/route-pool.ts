@@ -66,11 +66,6 @@ export class PooledRouter implements RoutingEngine {
     return this.opts.threads > 0 ? this.opts.threads : availableParallelism();
   }
 
-  /** Every routing thread has set its engine up (see RoutingEngine.warm). */
-  get warm(): boolean {
-    return !!this.pool?.ready && !this.pool.starting;
-  }
-
   /** Thread and queue occupancy, for metrics and tests. */
   get stats() {
     return this.pool?.stats;
@@ -96,15 +91,20 @@ export class PooledRouter implements RoutingEngine {
   /**
    * Starts the threads and resolves once one of them has set its engine up over the graph (its search state
    * allocated), or after `maxWaitMs` when none manages to (each query then reports the thread's setup error).
+   * With `every`, once all of them have (see RoutingEngine.whenWarm).
    */
-  async whenReady(maxWaitMs = 60_000): Promise<boolean> {
+  async whenReady(maxWaitMs = 60_000, every = false): Promise<boolean> {
     this.start();
     const until = performance.now() + maxWaitMs;
-    while (!this.pool!.ready) {
+    while (!this.pool!.ready || (every && this.pool!.starting)) {
       if (this.closed || performance.now() > until) return false;
       await new Promise((r) => setTimeout(r, 5));
     }
     return true;
+  }
+
+  whenWarm(): Promise<boolean> {
+    return this.whenReady(60_000, true);
   }
 
   async route(from: LatLng, to: LatLng, opts: RouteOptions): Promise<EngineResult> {

@@ -61,10 +61,10 @@ export interface RoutingEngine {
   /** Starts threads or connections ahead of the first query (optional). */
   start?(): void;
   /**
-   * False while some of the engine's threads are still setting up (they answer from the first one meanwhile, but
-   * the others take cores from it): /readyz waits for it. Undefined = nothing to wait for.
+   * Resolves once every one of the engine's threads is set up (they answer from the first one meanwhile, but the
+   * others take cores from it): /readyz waits for it. Absent = nothing to wait for.
    */
-  readonly warm?: boolean;
+  whenWarm?(): Promise<unknown>;
   /** Reload: takes over `next`'s data in place and answers true, or false when `next` must replace this engine. */
   adopt?(next: RoutingEngine): boolean;
   /** Releases threads and files (optional); called when the engine is replaced or the app closes. */
