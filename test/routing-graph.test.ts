@@ -14,10 +14,10 @@ import { BidiDijkstra } from '../src/routing/dijkstra.js';
 import { randomGrid } from './helpers/grid.js';
 import { lowerBound } from '../src/import/sorted.js';
 import { GRAPH_FILE, loadGraph } from '../src/routing/graph.js';
-import { sourceSeeds, targetSeeds } from '../src/routing/path.js';
 import { snapPoint } from '../src/routing/snap.js';
 import { LIECHTENSTEIN_PBF } from './helpers/fixtures.js';
 import { pathManeuvers } from '../src/routing/route-record.js';
+import { costsBothWays } from './helpers/road-seeds.js';
 
 describe('car profile', () => {
   it('parses maxspeed in km/h and mph; zone values fall back to the class default', () => {
@@ -143,8 +143,14 @@ describe('numbering for locality', () => {
       dist = Float32Array.from({ length: m }, () => rnd() * 100);
     const tails = Uint32Array.from({ length: m }, (_, e) => tailOf(g.first, e));
     const segEdges = Uint32Array.from({ length: m }, (_, e) => e);
-    const before = { first: g.first, head: g.head, ms: g.ms, dist, way, lat, lon, segA: tails, segB: g.head, segEdges };
+    const junction = Uint8Array.from({ length: n }, () => (rnd() < 0.3 ? 1 : 0));
+    const before = {
+      ...{ first: g.first, head: g.head, ms: g.ms, dist, way, lat, lon },
+      ...{ segA: tails, segB: g.head, segEdges, junction },
+    };
     const after = renumberForLocality(before, nb);
+    // per-node flags move with their nodes
+    for (let v = 0; v < n; v++) expect(after.junction[after.lat.indexOf(lat[v]!)]).toBe(junction[v]);
     // an edge as what it is: its ends' positions, weight, length, way
     const edgeKey = (x: typeof before, e: number) =>
       [x.lat[tailOf(x.first, e)], x.lon[tailOf(x.first, e)], x.lat[x.head[e]!], x.lon[x.head[e]!]]
@@ -242,23 +248,31 @@ describe('contraction hierarchy', () => {
       expect(summary.counts.edges).toBeGreaterThan(10_000);
       expect(readdirSync(dir)).toEqual([GRAPH_FILE]); // no temp file left behind
       const g = loadGraph(join(dir, GRAPH_FILE));
-      const q = new CHQuery(g),
-        d = new BidiDijkstra({ n: g.meta.nodes, first: g.first, head: g.head, ms: g.ms });
+      // the hierarchy is over junctions and chains, a fifth of the road graph's nodes and edges
+      expect(g.jNode.length).toBeLessThan(g.meta.nodes / 3);
+      expect(g.cHead.length).toBeLessThan(g.head.length / 3);
+      const costs = costsBothWays(g);
       let seed = 11,
         reachable = 0;
       const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
-      for (let i = 0; i < 300; i++) {
-        const a = g.segA[Math.floor(rnd() * g.segA.length)]!,
-          b = g.segB[Math.floor(rnd() * g.segA.length)]!;
-        const sa = snapPoint(g, g.lat[a]!, g.lon[a]!, 1000)!,
-          sb = snapPoint(g, g.lat[b]!, g.lon[b]!, 1000)!;
-        const S = sourceSeeds(g, sa),
-          T = targetSeeds(g, sb);
-        const ch = q.run(S, T)?.cost ?? Infinity;
-        expect(ch).toBeCloseTo(d.run(S, T), 6);
-        if (ch < Infinity) reachable++;
+      // points on segments (mid-chain mostly), so seeds walk their chains; same-chain pairs go along it
+      const at = (s: number, t: number) =>
+        snapPoint(
+          g,
+          g.lat[g.segA[s]!]! + t * (g.lat[g.segB[s]!]! - g.lat[g.segA[s]!]!),
+          g.lon[g.segA[s]!]! + t * (g.lon[g.segB[s]!]! - g.lon[g.segA[s]!]!),
+          1000,
+        )!;
+      for (let i = 0; i < 400; i++) {
+        const s = Math.floor(rnd() * g.segA.length),
+          // a quarter of the pairs a few segments apart, often on one chain
+          s2 = i % 4 ? Math.floor(rnd() * g.segA.length) : Math.min(g.segA.length - 1, s + 1 + Math.floor(rnd() * 4));
+        const c = costs(at(s, rnd()), at(s2, rnd()));
+        expect(c.ch).toBeCloseTo(c.junctionDijkstra, 6);
+        expect(c.chains).toBeCloseTo(c.road, 6);
+        if (c.chains < Infinity) reachable++;
       }
-      expect(reachable).toBeGreaterThan(250);
+      expect(reachable).toBeGreaterThan(330);
       // Numbered along the roads (locality.ts): most edges lead to the next or previous node id (a third did when
       // numbered by OSM id), and each node's up and down edges in the hierarchy are one run of edge ids.
       let near = 0;
@@ -269,7 +283,7 @@ describe('contraction hierarchy', () => {
         [g.upFirst, g.upEdge],
         [g.dnFirst, g.dnEdge],
       ] as const)
-        for (let u = 0; u < g.meta.nodes; u++)
+        for (let u = 0; u + 1 < firstOf.length; u++)
           for (let i = firstOf[u]! + 1; i < firstOf[u + 1]!; i++) expect(list[i]).toBe(list[i - 1]! + 1);
     } finally {
       rmSync(dir, { recursive: true, force: true });

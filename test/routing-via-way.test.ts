@@ -10,10 +10,8 @@ import { applyViaWayRestrictions, type ViaWayRestriction } from '../src/import/r
 import { roadsImporter } from '../src/import/roads-importer.js';
 import type { ImportSummary } from '../src/import/types.js';
 import { BuiltinEngine } from '../src/routing/builtin-engine.js';
-import { CHQuery } from '../src/routing/ch-query.js';
-import { BidiDijkstra } from '../src/routing/dijkstra.js';
+import { costsBothWays } from './helpers/road-seeds.js';
 import { GRAPH_FILE } from '../src/routing/graph.js';
-import { sourceSeeds, targetSeeds } from '../src/routing/path.js';
 import { snapPoint } from '../src/routing/snap.js';
 import { startServer } from './helpers/app.js';
 import { OSM_FIXTURES } from './helpers/fixtures.js';
@@ -172,8 +170,7 @@ describe('via-way turn restrictions over the real importer and router', () => {
     const coords = new Set<string>();
     for (let v = 0; v < g.meta.baseNodes; v++) coords.add(`${g.lon[v]},${g.lat[v]}`);
     for (let v = g.meta.baseNodes; v < g.meta.nodes; v++) expect(coords.has(`${g.lon[v]},${g.lat[v]}`)).toBe(true);
-    const q = new CHQuery(g),
-      d = new BidiDijkstra({ n: g.meta.nodes, first: g.first, head: g.head, ms: g.ms });
+    const costs = costsBothWays(g);
     for (let a = 0; a < g.segA.length; a++)
       for (let b = 0; b < g.segA.length; b++) {
         const mid = (s: number) => [
@@ -182,9 +179,9 @@ describe('via-way turn restrictions over the real importer and router', () => {
         ];
         const [la, oa] = mid(a),
           [lb, ob] = mid(b);
-        const S = sourceSeeds(g, snapPoint(g, la!, oa!, 50)!),
-          T = targetSeeds(g, snapPoint(g, lb!, ob!, 50)!);
-        expect(q.run(S, T)?.cost ?? Infinity).toBeCloseTo(d.run(S, T), 6);
+        const c = costs(snapPoint(g, la!, oa!, 50)!, snapPoint(g, lb!, ob!, 50)!);
+        expect(c.ch).toBeCloseTo(c.junctionDijkstra, 6);
+        expect(c.chains).toBeCloseTo(c.road, 6);
       }
   });
 

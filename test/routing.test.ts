@@ -114,6 +114,9 @@ describe('routing over the imported Monaco graph', () => {
     expect(roads.counts.ways).toBeGreaterThan(1000);
     expect(roads.counts.nodes).toBeGreaterThan(10_000);
     expect(roads.counts.shortcuts).toBeGreaterThan(0);
+    // the hierarchy is over junctions and the chains of road edges between them
+    expect(roads.counts.junctions).toBeLessThan(roads.counts.nodes / 2);
+    expect(roads.counts.chains).toBeLessThan(roads.counts.edges / 2);
     expect(roads.counts.restrictions).toBeGreaterThan(0);
     expect(g.meta.nodes).toBeGreaterThan(g.meta.baseNodes); // restricted junctions were split
   });

@@ -1,7 +1,7 @@
 import type { CHQuery } from './ch-query.js';
+import { route, seedAt, type ChainSeed, type RouteEnds } from './chains.js';
 import type { RoadGraph } from './graph.js';
-import { assemble, type RoutePath } from './path.js';
-import type { Snap } from './snap.js';
+import type { RoutePath } from './path.js';
 
 /**
  * Via-node alternatives on the contraction hierarchy (the approach OSRM takes; Abraham et al., "Alternative
@@ -23,25 +23,32 @@ const MAX_CANDIDATES = 40;
 const LOCAL_FRACTION = 0.25;
 
 export function viaAlternatives(
-  g: RoadGraph,
+  ends: RouteEnds,
   q: CHQuery,
   check: CHQuery,
-  from: Snap,
-  to: Snap,
   primary: RoutePath,
   meet: number,
   bestCost: number,
   want: number,
 ): RoutePath[] {
+  const { g } = ends;
   // Via nodes on the primary at its own cost lead back to the primary: skipped without unpacking them.
   let onPrimary: IntSet | undefined;
   const isOnPrimary = (v: number) => (onPrimary ??= headSet(g, primary.edges)).has(v);
-  // Accepted routes: their packed paths (for the shared ends), their edges and the set of them (for the exact
+  // Accepted routes: their packed paths (for the shared ends), their chains and the set of them (for the exact
   // overlap, built when a later candidate gets that far: a hash set sized by the route, no per-node or per-edge
   // scratch memory in every routing thread).
-  const accepted: Array<{ packed: number[]; edges: Uint32Array; set?: IntSet }> = [
-    { packed: q.packed(meet), edges: primary.edges },
+  const accepted: Array<{ packed: number[]; edges: Uint32Array; s: ChainSeed; t: ChainSeed; set?: IntSet }> = [
+    {
+      packed: q.packed(meet),
+      edges: primary.edges,
+      s: seedAt(ends.S, q.seedF(meet)),
+      t: seedAt(ends.T, q.seedB(meet)),
+    },
   ];
+  // The roads between the snapped points and the seeds' junctions, shared by routes from the same seeds.
+  const seedsShared = (a: { s: ChainSeed; t: ChainSeed }, s: ChainSeed, t: ChainSeed) =>
+    (a.s === s ? s.roadsMs : 0) + (a.t === t ? t.roadsMs : 0);
   const seen = new Set<number>();
   const cands: Candidate[] = [];
   for (const v of q.meetNodes) {
@@ -51,29 +58,32 @@ export function viaAlternatives(
     if (c > bestCost * MAX_STRETCH || (c <= bestCost + 1 && isOnPrimary(v))) continue;
     const sNode = q.seedF(v),
       tNode = q.seedB(v);
-    // travel time of the via path's whole edges (the seeds' offsets are the partial first and last pieces)
-    const cost = q.distF(v) - q.distF(sNode) + q.distB(v) - q.distB(tNode);
+    const s = seedAt(ends.S, sNode),
+      t = seedAt(ends.T, tNode);
+    // travel time of the via path's whole road edges (the seeds' offsets are their roads and the partial first
+    // and last pieces)
+    const cost = q.distF(v) - q.distF(sNode) + q.distB(v) - q.distB(tNode) + s.roadsMs + t.roadsMs;
     const packed = q.packed(v);
-    const sharedLB = q.sharedEnds(packed, accepted[0]!.packed);
-    if (sharedLB < MAX_SHARE * cost) cands.push({ v, sNode, tNode, cost, packed, rank: 2 * cost + sharedLB });
+    const sharedLB = q.sharedEnds(packed, accepted[0]!.packed) + seedsShared(accepted[0]!, s, t);
+    if (sharedLB < MAX_SHARE * cost) cands.push({ v, sNode, tNode, s, t, cost, packed, rank: 2 * cost + sharedLB });
   }
   // OSRM's ranking: short, and sharing little with the primary, first
   cands.sort((a, b) => a.rank - b.rank || a.v - b.v);
   const out: RoutePath[] = [];
   let tried = 0;
-  for (const { v, sNode, tNode, cost, packed } of cands) {
+  for (const { v, sNode, tNode, s, t, cost, packed } of cands) {
     if (out.length >= want || tried >= MAX_CANDIDATES) break;
-    if (accepted.some((a, i) => i > 0 && q.sharedEnds(packed, a.packed) >= MAX_SHARE * cost)) continue;
+    const limit = (a: (typeof accepted)[number]) => MAX_SHARE * cost - seedsShared(a, s, t);
+    if (accepted.some((a, i) => i > 0 && q.sharedEnds(packed, a.packed) >= limit(a))) continue;
     tried++;
     if (!locallyOptimal(check, q, v, sNode, bestCost * LOCAL_FRACTION)) continue;
-    // the few candidates left are unpacked for the exact tests, and assembled first (nearly all of them pass):
-    // the tests then find the edges' facts in cache
+    // the few candidates left are unpacked for the exact tests (on chains), and assembled once they pass
     const edges = q.unpack(v);
-    const heads = new Uint32Array(edges.length);
-    const path = assemble(g, from, to, sNode, edges, tNode, heads);
-    if (accepted.some((a) => shared(g, edges, (a.set ??= edgeSet(a.edges))) >= MAX_SHARE * cost)) continue;
-    if (!simple(sNode, heads)) continue;
-    accepted.push({ packed, edges });
+    if (accepted.some((a) => shared(g, edges, (a.set ??= edgeSet(a.edges))) >= limit(a))) continue;
+    if (!simple(g, sNode, edges)) continue;
+    const path = route(ends, sNode, edges, tNode);
+    if (passesSeedRoadsTwice(path, s, t)) continue;
+    accepted.push({ packed, edges, s, t });
     out.push(path);
   }
   return out;
@@ -83,6 +93,8 @@ interface Candidate {
   v: number;
   sNode: number;
   tNode: number;
+  s: ChainSeed;
+  t: ChainSeed;
   cost: number;
   packed: number[];
   rank: number;
@@ -133,25 +145,44 @@ function edgeSet(edges: Uint32Array): IntSet {
   return s;
 }
 
-/** The nodes the edges lead to. */
-function headSet(g: RoadGraph, edges: Uint32Array): IntSet {
-  const s = new IntSet(edges.length);
-  for (let i = 0; i < edges.length; i++) s.add(g.head[edges[i]!]!);
+/** The junctions the chains lead to. */
+function headSet(g: RoadGraph, chains: Uint32Array): IntSet {
+  const s = new IntSet(chains.length);
+  for (let i = 0; i < chains.length; i++) s.add(g.cHead[chains[i]!]!);
   return s;
 }
 
-/** No node visited twice: the start, then the node each edge leads to. */
-function simple(start: number, heads: Uint32Array): boolean {
-  const nodes = new IntSet(heads.length + 1);
+/** No junction visited twice: the start, then the junction each chain leads to (a chain's nodes are its own). */
+function simple(g: RoadGraph, start: number, chains: Uint32Array): boolean {
+  const nodes = new IntSet(chains.length + 1);
   nodes.add(start);
-  for (let i = 0; i < heads.length; i++) if (!nodes.add(heads[i]!)) return false;
+  for (let i = 0; i < chains.length; i++) if (!nodes.add(g.cHead[chains[i]!]!)) return false;
   return true;
 }
 
-/** Travel time of `edges` that also lies on the other route (each occurrence counts). */
-function shared(g: RoadGraph, edges: Uint32Array, other: IntSet): number {
+/**
+ * Whether the route passes a node of its seeds' roads twice: a detour back over the origin's or destination's own
+ * road (to a junction and back past the point), which the junction-level test cannot see. Those nodes are few, so
+ * one pass over the route's nodes counts them.
+ */
+function passesSeedRoadsTwice(p: RoutePath, s: ChainSeed, t: ChainSeed): boolean {
+  const own = new IntSet(s.roads.length + t.roads.length + 2);
+  own.add(s.end);
+  for (let i = 0; i < s.roads.length; i++) own.add(p.node[i]!);
+  const tail = t.roads.length;
+  for (let i = p.n - 1 - tail; i < p.n - 1; i++) if (i >= 0 && p.node[i]! >= 0) own.add(p.node[i]!);
+  const seen = new IntSet(s.roads.length + t.roads.length + 2);
+  for (let i = 0; i < p.n; i++) {
+    const v = p.node[i]!;
+    if (v >= 0 && own.has(v) && !seen.add(v)) return true;
+  }
+  return false;
+}
+
+/** Travel time of `chains` that also lies on the other route (each occurrence counts). */
+function shared(g: RoadGraph, chains: Uint32Array, other: IntSet): number {
   let s = 0;
-  for (let i = 0; i < edges.length; i++) if (other.has(edges[i]!)) s += g.ms[edges[i]!]!;
+  for (let i = 0; i < chains.length; i++) if (other.has(chains[i]!)) s += g.cMs[chains[i]!]!;
   return s;
 }
 

@@ -3,7 +3,8 @@ import { MAX_STRETCH, viaAlternatives } from './alternatives.js';
 import { CHQuery } from './ch-query.js';
 import { loadGraph, type RoadGraph } from './graph.js';
 import { maneuvers } from './maneuvers.js';
-import { assemble, directPath, sourceSeeds, targetSeeds, type RoutePath } from './path.js';
+import { route, seedsOf, sourceSeeds, targetSeeds } from './chains.js';
+import { assemble, directPath, type RoutePath } from './path.js';
 import { pathRecord } from './route-record.js';
 import { snapPoint } from './snap.js';
 import type { EnginePath, EngineResult, RouteOptions, RoutingEngine } from './types.js';
@@ -77,14 +78,19 @@ export class BuiltinEngine implements RoutingEngine {
     const a = snapPoint(g, from.lat, from.lng, this.opts.snapMaxMeters);
     const b = snapPoint(g, to.lat, to.lng, this.opts.snapMaxMeters);
     if (!a || !b) return undefined;
-    const direct = directPath(g, a, b);
-    const r = this.q.run(sourceSeeds(g, a), targetSeeds(g, b), alternatives > 0 ? MAX_STRETCH : 0);
+    // along the origin's own segment, or its own chain, without passing a junction
+    const { seeds: S, direct: onChain } = sourceSeeds(g, a, b);
+    const direct =
+      directPath(g, a, b) ?? (onChain && assemble(g, a, b, onChain.end, Uint32Array.from(onChain.roads), onChain.last));
+    const T = targetSeeds(g, b);
+    const r = this.q.run(seedsOf(S), seedsOf(T), alternatives > 0 ? MAX_STRETCH : 0);
+    const ends = { g, from: a, to: b, S, T };
     let primary: RoutePath | undefined;
-    if (r) primary = assemble(g, a, b, this.q.seedF(r.meet), this.q.unpack(r.meet), this.q.seedB(r.meet));
+    if (r) primary = route(ends, this.q.seedF(r.meet), this.q.unpack(r.meet), this.q.seedB(r.meet));
     if (direct && (!primary || direct.ms <= primary.ms)) return [direct];
     if (!primary || !r) return undefined;
     const alts =
-      alternatives > 0 ? viaAlternatives(g, this.q, this.check, a, b, primary, r.meet, r.cost, alternatives) : [];
+      alternatives > 0 ? viaAlternatives(ends, this.q, this.check, primary, r.meet, r.cost, alternatives) : [];
     return [primary, ...alts];
   }
 }

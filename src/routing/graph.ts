@@ -13,9 +13,10 @@ export const GRAPH_FILE = 'roads.graph';
  * - Segments are the undirected pieces of way geometry used for snapping; each lists the graph edges running
  *   a->b (`segEdges[segFirst[2s]..]`) and b->a (`segEdges[segFirst[2s+1]..]`), since a split junction has
  *   several copies of the same physical segment.
- * - The contraction hierarchy (ch*) is stored alongside; see ch-build.ts / ch-query.ts.
+ * - Junctions and chains (ChainArrays, import/roads/chains.ts): the contraction hierarchy (ch*, see ch-build.ts /
+ *   ch-query.ts) is built over the junctions alone, its original edges being chains of road edges.
  */
-export interface RoadGraph extends CHArrays {
+export interface RoadGraph extends CHArrays, ChainArrays {
   meta: GraphMeta;
   lat: Float64Array;
   lon: Float64Array;
@@ -37,8 +38,25 @@ export interface RoadGraph extends CHArrays {
   cellSeg: Uint32Array;
 }
 
+/**
+ * The graph the hierarchy is built over: junction j is road graph node jNode[j] (ascending); chain c (CSR by its
+ * first junction: cFirst) leads to junction cHead[c] in cMs[c] ms over the road edges cEdges[cEdgeFirst[c]..
+ * cEdgeFirst[c + 1]], in driving order. jBits has bit v set when node v is a junction. A graph file of version 1
+ * has no chains: every node is a junction and every road edge its own chain (jNode, cEdgeFirst and cEdges empty,
+ * cFirst / cHead / cMs the road graph's first / head / ms).
+ */
+export interface ChainArrays {
+  jBits: Uint8Array;
+  jNode: Uint32Array;
+  cFirst: Uint32Array;
+  cHead: Uint32Array;
+  cMs: Uint32Array;
+  cEdgeFirst: Uint32Array;
+  cEdges: Uint32Array;
+}
+
 export interface GraphMeta {
-  version: 1;
+  version: 1 | 2;
   buildId: string;
   source: string;
   builtAt: string;
@@ -68,6 +86,13 @@ const ARRAYS = [
   'segTiny',
   'cellFirst',
   'cellSeg',
+  'jBits',
+  'jNode',
+  'cFirst',
+  'cHead',
+  'cMs',
+  'cEdgeFirst',
+  'cEdges',
   'rank',
   'chTail',
   'chHead',
@@ -96,12 +121,33 @@ export async function loadGraphShared(path: string): Promise<RoadGraph> {
   return roadGraph(path, await readGraphFileShared(path));
 }
 
+/** Sections a version 1 file (no chains) lacks. */
+const CHAIN_ARRAYS = new Set<string>(['jBits', 'jNode', 'cFirst', 'cHead', 'cMs', 'cEdgeFirst', 'cEdges']);
+
 function roadGraph(path: string, { meta, sections }: GraphFileContents): RoadGraph {
-  if ((meta as { version?: number }).version !== 1)
+  const version = (meta as { version?: number }).version;
+  if (version !== 1 && version !== 2)
     throw new Error(`${path}: unsupported road graph version; re-run \`svcmaps import\``);
   for (const k of ARRAYS)
-    if (!sections[k]) throw new Error(`${path}: section ${k} is missing; re-run \`svcmaps import\``);
-  return { meta: meta as unknown as GraphMeta, ...(sections as unknown as Omit<RoadGraph, 'meta'>) };
+    if (!sections[k] && !(version === 1 && CHAIN_ARRAYS.has(k)))
+      throw new Error(`${path}: section ${k} is missing; re-run \`svcmaps import\``);
+  const g = { meta: meta as unknown as GraphMeta, ...(sections as unknown as Omit<RoadGraph, 'meta'>) };
+  if (version === 1) Object.assign(g, identityChains(g));
+  return g;
+}
+
+/** A version 1 graph read as one with chains: every node a junction, every road edge a chain of its own. */
+function identityChains(g: Pick<RoadGraph, 'first' | 'head' | 'ms'>): ChainArrays {
+  const n = g.first.length - 1;
+  return {
+    jBits: new Uint8Array((n + 7) >>> 3).fill(0xff),
+    jNode: new Uint32Array(0),
+    cFirst: g.first,
+    cHead: g.head,
+    cMs: g.ms,
+    cEdgeFirst: new Uint32Array(0),
+    cEdges: new Uint32Array(0),
+  };
 }
 
 /** Grid cell of a coordinate (clamped to the grid). */

@@ -1,4 +1,3 @@
-import type { Seed } from './ch-query.js';
 import type { RoadGraph } from './graph.js';
 import type { Snap } from './snap.js';
 
@@ -15,7 +14,10 @@ export interface RoutePath {
   time: Float64Array;
   /** [lng0, lat0, lng1, lat1, ...]: n + 1 points. */
   pts: Float64Array;
-  /** Graph edges in order (for overlap tests between alternatives). */
+  /**
+   * The chains it follows in order (graph.ts ChainArrays), for overlap tests between alternatives; for a route that
+   * passes no junction, its road edges.
+   */
   edges: Uint32Array;
   distM: number;
   ms: number;
@@ -38,31 +40,6 @@ export function tailOf(g: RoadGraph, e: number): number {
 
 /** Snapped points to OSM's own precision (1e-7 degree, ~1 cm). */
 const r7 = (x: number) => Math.round(x * 1e7) / 1e7;
-
-/** Where a route may start from a snapped origin: the far end of the segment in each drivable direction. */
-export function sourceSeeds(g: RoadGraph, s: Snap): Seed[] {
-  const out: Seed[] = [];
-  for (const bwd of [false, true]) {
-    const [i0, i1] = segEdgeRange(g, s.seg, bwd);
-    if (i0 === i1) continue;
-    const e = g.segEdges[i0]!;
-    out.push([g.head[e]!, (bwd ? s.t : 1 - s.t) * g.ms[e]!]);
-  }
-  return out;
-}
-
-/** Where a route may end: every graph node (junction copies included) with an edge onto the snapped segment. */
-export function targetSeeds(g: RoadGraph, s: Snap): Seed[] {
-  const out: Seed[] = [];
-  for (const bwd of [false, true]) {
-    const [i0, i1] = segEdgeRange(g, s.seg, bwd);
-    for (let i = i0; i < i1; i++) {
-      const e = g.segEdges[i]!;
-      out.push([tailOf(g, e), (bwd ? 1 - s.t : s.t) * g.ms[e]!]);
-    }
-  }
-  return out;
-}
 
 /**
  * Scratch pieces, one set per thread (assembling is synchronous): PathBuilder gathers a route's pieces here and

@@ -7,6 +7,7 @@ import { indexOfSorted } from '../sorted.js';
 import type { OsmRoads } from './osm-read.js';
 import { renumberForLocality } from './locality.js';
 import { splitRestrictedNodes, type Restriction } from './restrictions.js';
+import { buildChains, junctionFlags } from './chains.js';
 import { buildSegmentGrid, tinyComponents } from './segments.js';
 import { applyViaWayRestrictions, resolveViaWayRestrictions } from './via-way.js';
 
@@ -18,13 +19,17 @@ export function buildRoadGraph(
 ): RoadGraph {
   // Everything prepare() builds besides what it returns (way-order edges, split tables, position maps; ~50 bytes
   // per edge at scale) is garbage by the time the contraction, the biggest allocator, starts.
-  const { g0, nb, m, S, applied, viaWay, segA, segB, segFirst, segEdges, segTiny, grid } = prepare(o, log);
+  const { g0, nb, m, S, applied, viaWay, segA, segB, segFirst, segEdges, segTiny, grid, chains } = prepare(o, log);
   dropNodeArrays(o);
   log('contraction');
-  const { coreNodes, ...ch } = buildCH(g0, { progress: (done, total) => log('contraction', done, total) });
+  const J = chains.jNode.length;
+  const { coreNodes, ...ch } = buildCH(
+    { n: J, first: chains.cFirst, head: chains.cHead, ms: chains.cMs },
+    { progress: (done, total) => log('contraction', done, total) },
+  );
   return {
     meta: {
-      version: 1,
+      version: 2,
       buildId: randomBytes(6).toString('hex'),
       source,
       builtAt: new Date().toISOString(),
@@ -41,6 +46,8 @@ export function buildRoadGraph(
         ...(viaWay.notDrivable ? { viaWayNotDrivable: viaWay.notDrivable } : {}),
         ...(viaWay.disconnected ? { viaWayDisconnected: viaWay.disconnected } : {}),
         ...(viaWay.ambiguous ? { viaWayAmbiguous: viaWay.ambiguous } : {}),
+        junctions: J,
+        chains: chains.cHead.length,
         chEdges: ch.chHead.length,
         chCoreNodes: coreNodes,
         ways: o.wayCls.length,
@@ -57,6 +64,7 @@ export function buildRoadGraph(
     segTiny,
     cellFirst: grid.cellFirst,
     cellSeg: grid.cellSeg,
+    ...chains,
     ...ch,
   };
 }
@@ -173,11 +181,20 @@ function prepare(o: OsmRoads, log: (stage: string, done?: number, total?: number
   const segTiny = tinyComponents(n, first, head, segA.view(), segB.view(), { baseNodes: nb, copyBase: split.copyBase });
   log('spatial index');
   const grid = buildSegmentGrid(lat, lon, segA.view(), segB.view());
+  const junction = junctionFlags(
+    n,
+    nb,
+    split.copyBase,
+    { segA: segA.view(), segB: segB.view(), segFirst, segEdges: segEdges.view() },
+    way,
+  );
   // numbered along the roads before the contraction, which then stores its edges in the same order (locality.ts)
   const r = renumberForLocality(
-    { first, head, ms, dist, way, lat, lon, segA: segA.view(), segB: segB.view(), segEdges: segEdges.view() },
+    { first, head, ms, dist, way, lat, lon, segA: segA.view(), segB: segB.view(), segEdges: segEdges.view(), junction },
     nb,
   );
+  log('chains');
+  const chains = buildChains({ ...r, segFirst }, r.junction);
   return {
     g0: { n, first: r.first, head: r.head, ms: r.ms, dist: r.dist, way: r.way, lat: r.lat, lon: r.lon },
     nb,
@@ -191,6 +208,7 @@ function prepare(o: OsmRoads, log: (stage: string, done?: number, total?: number
     segEdges: r.segEdges,
     segTiny,
     grid,
+    chains,
   };
 }
 

@@ -20,13 +20,15 @@ export interface Numbered {
   segA: Uint32Array;
   segB: Uint32Array;
   segEdges: Uint32Array;
+  /** A per-node flag array (chains.ts junction flags), renumbered with the nodes. */
+  junction: Uint8Array;
 }
 
 /** The same graph and segments, renumbered (new arrays; the caller drops the old ones). */
 export function renumberForLocality<T extends Numbered>(g: T, baseNodes: number): T {
   const nodeNew = nodeOrder(g, baseNodes);
   const { first, head, edgeNew } = reorderEdges(g, nodeNew);
-  const moved = <A extends Float64Array | Float32Array | Uint32Array>(a: A, to: Uint32Array): A => {
+  const moved = <A extends Float64Array | Float32Array | Uint32Array | Uint8Array>(a: A, to: Uint32Array): A => {
     const out = new (a.constructor as new (n: number) => A)(a.length);
     for (let i = 0; i < a.length; i++) out[to[i]!] = a[i]!;
     return out;
@@ -45,6 +47,7 @@ export function renumberForLocality<T extends Numbered>(g: T, baseNodes: number)
     way: moved(g.way, edgeNew),
     lat: moved(g.lat, nodeNew),
     lon: moved(g.lon, nodeNew),
+    junction: moved(g.junction, nodeNew),
     segA: mapped(g.segA, nodeNew),
     segB: mapped(g.segB, nodeNew),
     segEdges: mapped(g.segEdges, edgeNew),
