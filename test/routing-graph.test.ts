@@ -14,6 +14,7 @@ import { BidiDijkstra } from '../src/routing/dijkstra.js';
 import { randomGrid } from './helpers/grid.js';
 import { lowerBound } from '../src/import/sorted.js';
 import { GRAPH_FILE, loadGraph } from '../src/routing/graph.js';
+import { writeGraphFile } from '../src/routing/graph-file.js';
 import { snapPoint } from '../src/routing/snap.js';
 import { LIECHTENSTEIN_PBF } from './helpers/fixtures.js';
 import { pathManeuvers } from '../src/routing/route-record.js';
@@ -285,6 +286,46 @@ describe('contraction hierarchy', () => {
       ] as const)
         for (let u = 0; u + 1 < firstOf.length; u++)
           for (let i = firstOf[u]! + 1; i < firstOf[u + 1]!; i++) expect(list[i]).toBe(list[i - 1]! + 1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a graph file of version 1 (hierarchy over every node, no chains) still loads and routes alike', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svcmaps-v1-'));
+    try {
+      await roadsImporter.run(LIECHTENSTEIN_PBF, dir, () => {}, new AbortController().signal);
+      const g = loadGraph(join(dir, GRAPH_FILE));
+      // the same roads with a hierarchy over all their nodes, written as the version 1 format was
+      const { coreNodes, ...ch } = buildCH({ n: g.meta.nodes, first: g.first, head: g.head, ms: g.ms });
+      const chainKeys = ['jBits', 'jNode', 'cFirst', 'cHead', 'cMs', 'cEdgeFirst', 'cEdges'];
+      const sections = Object.fromEntries(
+        Object.entries({ ...g, ...ch }).filter(([k, v]) => k !== 'meta' && !chainKeys.includes(k) && ArrayBuffer.isView(v)),
+      );
+      const v1 = join(dir, 'v1.graph');
+      writeGraphFile(v1, { ...g.meta, version: 1, stats: { ...g.meta.stats, chCoreNodes: coreNodes } }, sections);
+      const old = loadGraph(v1);
+      expect(old.jNode.length).toBe(0);
+      const a = new BuiltinEngine(g, { snapMaxMeters: 500 }),
+        b = new BuiltinEngine(old, { snapMaxMeters: 500 });
+      let seed = 5,
+        routed = 0;
+      const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+      const pick = () => {
+        const v = g.segA[Math.floor(rnd() * g.segA.length)]!;
+        return { lat: g.lat[v]! + (rnd() - 0.5) * 0.002, lng: g.lon[v]! + (rnd() - 0.5) * 0.002 };
+      };
+      for (let i = 0; i < 100; i++) {
+        const [x, y] = [pick(), pick()];
+        const pa = a.paths(x, y, 2),
+          pb = b.paths(x, y, 2);
+        expect(!pa).toBe(!pb);
+        if (!pa || !pb) continue;
+        routed++;
+        expect(pb[0]!.ms).toBeCloseTo(pa[0]!.ms, 6);
+        expect(Array.from(pb[0]!.pts)).toEqual(Array.from(pa[0]!.pts));
+      }
+      expect(routed).toBeGreaterThan(90);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -26,7 +26,7 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
   // the bearing of the last piece computed: piece i + 1's is piece i's way in at the next boundary
   let lastBrg = departBrg,
     lastBrgOf = 0;
-  const first = g.first,
+  const jBits = g.jBits,
     node = p.node,
     wayRoundabout = g.wayRoundabout,
     wayName = g.wayName;
@@ -34,8 +34,10 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
     const aWay = way[i]!,
       bWay = way[i + 1]!;
     const v = node[i]!;
-    // Fast path: a shape point inside one way with no other way out (most boundaries) has nothing to announce.
-    if (aWay === bWay && v >= 0 && first[v + 1]! - first[v]! <= 2) continue;
+    // Fast path: a chain node (graph.ts), a shape point inside one way with no other way out (nine in ten
+    // boundaries), has nothing to announce: one bit, in an array small enough to stay in cache.
+    if (v >= 0 && (jBits[v >>> 3]! & (1 << (v & 7))) === 0) continue;
+    if (aWay === bWay && v >= 0 && g.first[v + 1]! - g.first[v]! <= 2) continue;
     const rbIn = wayRoundabout[aWay] === 1,
       rbOut = wayRoundabout[bWay] === 1;
     // Straight through a junction on the same road (most junctions of a long route): nothing to announce, and a

@@ -19,9 +19,11 @@ export function buildRoadGraph(
 ): RoadGraph {
   // Everything prepare() builds besides what it returns (way-order edges, split tables, position maps; ~50 bytes
   // per edge at scale) is garbage by the time the contraction, the biggest allocator, starts.
-  const { g0, nb, m, S, applied, viaWay, segA, segB, segFirst, segEdges, segTiny, grid, chains } = prepare(o, log);
+  const { g0, nb, m, S, applied, viaWay, segA, segB, segFirst, segEdges, segTiny, grid, junction } = prepare(o, log);
   dropNodeArrays(o);
-  log('contraction');
+  // after prepare() has returned: its arrays in the old numbering are garbage by now
+  log('chains');
+  const chains = buildChains(g0, junction);
   const J = chains.jNode.length;
   const { coreNodes, ...ch } = buildCH(
     { n: J, first: chains.cFirst, head: chains.cHead, ms: chains.cMs },
@@ -185,7 +187,7 @@ function prepare(o: OsmRoads, log: (stage: string, done?: number, total?: number
     n,
     nb,
     split.copyBase,
-    { segA: segA.view(), segB: segB.view(), segFirst, segEdges: segEdges.view() },
+    { segA: segA.view(), segB: segB.view(), segFirst, segEdges: segEdges.view(), lat, lon },
     way,
   );
   // numbered along the roads before the contraction, which then stores its edges in the same order (locality.ts)
@@ -193,8 +195,6 @@ function prepare(o: OsmRoads, log: (stage: string, done?: number, total?: number
     { first, head, ms, dist, way, lat, lon, segA: segA.view(), segB: segB.view(), segEdges: segEdges.view(), junction },
     nb,
   );
-  log('chains');
-  const chains = buildChains({ ...r, segFirst }, r.junction);
   return {
     g0: { n, first: r.first, head: r.head, ms: r.ms, dist: r.dist, way: r.way, lat: r.lat, lon: r.lon },
     nb,
@@ -208,7 +208,7 @@ function prepare(o: OsmRoads, log: (stage: string, done?: number, total?: number
     segEdges: r.segEdges,
     segTiny,
     grid,
-    chains,
+    junction: r.junction,
   };
 }
 

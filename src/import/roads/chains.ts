@@ -1,4 +1,3 @@
-import { GrowU32 } from './grow.js';
 import type { ChainArrays } from '../../routing/graph.js';
 
 /**
@@ -22,16 +21,15 @@ const count = (g: Segments, s: number, d: number) => g.segFirst[2 * s + d + 1]! 
 
 /**
  * 1 for a junction, 0 for a chain node: an OSM node (below baseNodes) with no turn-restriction copies, touched by
- * exactly two segment ends, as the b end of segment s and the a end of segment s + 1 of the same way (so a walk
- * along a chain goes from segment to neighbouring segment), with different nodes on its two sides and one graph
- * edge per drivable direction on both. Everything else (way ends, crossings, restricted junctions, their copies)
+ * exactly two segment ends, as the b end of segment s and the a end of segment s + 1 of the same way, with its two
+ * neighbours at different places and one graph edge per drivable direction on both sides. Everything else (way ends, crossings, restricted junctions, their copies)
  * is a junction.
  */
 export function junctionFlags(
   n: number,
   baseNodes: number,
   copyBase: ArrayLike<number>,
-  g: Segments,
+  g: Segments & { lat: Float64Array; lon: Float64Array },
   way: Uint32Array,
 ): Uint8Array {
   const S = g.segA.length;
@@ -47,7 +45,11 @@ export function junctionFlags(
   const wayOf = (s: number, d: number) => way[g.segEdges[g.segFirst[2 * s + d]!]!]!;
   for (let s = 0; s + 1 < S; s++) {
     const v = g.segB[s]!;
-    if (v !== g.segA[s + 1] || v >= baseNodes || touches[v] !== 2 || g.segA[s] === g.segB[s + 1]) continue;
+    if (v !== g.segA[s + 1] || v >= baseNodes || touches[v] !== 2) continue;
+    // its two sides at different places (see buildChains' walk)
+    const a = g.segA[s]!,
+      b = g.segB[s + 1]!;
+    if (g.lat[a] === g.lat[b] && g.lon[a] === g.lon[b]) continue;
     let ok = count(g, s, 0) + count(g, s, 1) > 0;
     for (let d = 0; d < 2 && ok; d++) {
       const c = count(g, s, d);
@@ -61,20 +63,25 @@ export function junctionFlags(
 
 /**
  * The chains of a graph whose node flags came from junctionFlags (renumbered with it): one per graph edge leaving a
- * junction, followed through chain nodes to the next junction. Every graph edge lies on exactly one chain.
+ * junction, followed through chain nodes to the next junction. Every graph edge lies on exactly one chain. At a
+ * chain node the way on is its out-edge that does not lead back to where the last edge came from, told by place:
+ * the edge back may end at another copy of a restricted junction than the one the walk started from, but always at
+ * its place, and junctionFlags keeps a node whose two neighbours share a place out of the chains.
  */
 export function buildChains(
-  g: Segments & { first: Uint32Array; head: Uint32Array; ms: Uint32Array },
+  g: { first: Uint32Array; head: Uint32Array; ms: Uint32Array; lat: Float64Array; lon: Float64Array },
   junction: Uint8Array,
 ): ChainArrays {
-  const n = g.first.length - 1,
-    m = g.head.length;
-  // each graph edge's segment and direction (2s + d): a chain goes on from segment s to s + 1 (or s - 1 backwards)
-  const edgeSeg = new Uint32Array(m);
-  for (let k = 0; k + 1 < g.segFirst.length; k++)
-    for (let i = g.segFirst[k]!; i < g.segFirst[k + 1]!; i++) edgeSeg[g.segEdges[i]!] = k;
-  let J = 0;
-  for (let v = 0; v < n; v++) J += junction[v]!;
+  const { first, head, lat, lon } = g;
+  const n = first.length - 1,
+    m = head.length;
+  let J = 0,
+    C = 0;
+  for (let v = 0; v < n; v++)
+    if (junction[v]) {
+      J++;
+      C += first[v + 1]! - first[v]!;
+    }
   const jNode = new Uint32Array(J),
     jOf = new Int32Array(n).fill(-1);
   for (let v = 0, j = 0; v < n; v++)
@@ -82,48 +89,46 @@ export function buildChains(
       jNode[j] = v;
       jOf[v] = j++;
     }
-  const cFirst = new Uint32Array(J + 1);
-  const cHead = new GrowU32(),
-    cMs = new GrowU32(),
-    cEdgeFirst = new GrowU32();
-  const cEdges = new Uint32Array(m);
-  let at = 0;
+  const cFirst = new Uint32Array(J + 1),
+    cHead = new Uint32Array(C),
+    cMs = new Uint32Array(C),
+    cEdgeFirst = new Uint32Array(C + 1),
+    cEdges = new Uint32Array(m);
+  let c = 0,
+    at = 0;
   for (let j = 0; j < J; j++) {
-    cFirst[j] = cHead.length;
+    cFirst[j] = c;
     const u = jNode[j]!;
-    for (let e = g.first[u]!; e < g.first[u + 1]!; e++) {
-      cEdgeFirst.push(at);
+    for (let e = first[u]!; e < first[u + 1]!; e++) {
+      cEdgeFirst[c] = at;
       let x = e,
+        from = u,
         ms = 0;
       for (;;) {
         if (at === m) throw new Error('road graph: a chain of road edges does not end at a junction');
         cEdges[at++] = x;
         ms += g.ms[x]!;
-        const h = g.head[x]!;
+        const h = head[x]!;
         if (junction[h]) {
-          cHead.push(jOf[h]!);
+          cHead[c] = jOf[h]!;
           break;
         }
-        const sd = edgeSeg[x]!,
-          d = sd & 1,
-          next = (sd >>> 1) + (d ? -1 : 1);
-        x = g.segEdges[g.segFirst[2 * next + d]!]!;
+        let next = -1;
+        for (let k = first[h]!; k < first[h + 1]!; k++) {
+          const y = head[k]!;
+          if (lat[y] !== lat[from] || lon[y] !== lon[from]) next = k;
+        }
+        if (next < 0) throw new Error(`road graph: chain node ${h} has no way on`);
+        from = h;
+        x = next;
       }
-      cMs.push(Math.min(ms, 0xffffffff));
+      cMs[c++] = Math.min(ms, 0xffffffff);
     }
   }
-  cFirst[J] = cHead.length;
-  cEdgeFirst.push(at);
+  cFirst[J] = c;
+  cEdgeFirst[C] = at;
   if (at !== m) throw new Error(`road graph: ${m - at} road edges lie on no chain between junctions`);
   const jBits = new Uint8Array((n + 7) >>> 3);
   for (let v = 0; v < n; v++) if (junction[v]) jBits[v >>> 3]! |= 1 << (v & 7);
-  return {
-    jBits,
-    jNode,
-    cFirst,
-    cHead: cHead.view().slice(),
-    cMs: cMs.view().slice(),
-    cEdgeFirst: cEdgeFirst.view().slice(),
-    cEdges,
-  };
+  return { jBits, jNode, cFirst, cHead, cMs, cEdgeFirst, cEdges };
 }
