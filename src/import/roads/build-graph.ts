@@ -17,10 +17,7 @@ export function buildRoadGraph(
   source: string,
   log: (stage: string, done?: number, total?: number) => void = () => {},
 ): RoadGraph {
-  // Everything prepare() builds besides what it returns (way-order edges, split tables, position maps; ~50 bytes
-  // per edge at scale) is garbage by the time the contraction, the biggest allocator, starts.
   const { g0, nb, m, S, applied, viaWay, segA, segB, segFirst, segEdges, segTiny, grid, junction } = prepare(o, log);
-  dropNodeArrays(o);
   // after prepare() has returned: its arrays in the old numbering are garbage by now
   log('chains');
   const chains = buildChains(g0, junction);
@@ -72,9 +69,10 @@ export function buildRoadGraph(
 }
 
 /**
- * The reader's node ids, coordinates and way refs (~30 B per node) are in the graph's own arrays by now. The caller
- * holds `o` until the import ends, so they are let go here, before the contraction (the stage's peak): ~0.4 GB at
- * 1,200 copies. `o` keeps its ways, names and restrictions.
+ * The reader's node ids, coordinates and way refs (~30 B per node) are in the graph's own arrays once the base graph
+ * is built. The caller holds `o` until the import ends, so they are let go here, before the renumbering (the
+ * stage's peak since the hierarchy is over junctions): ~0.4 GB at 1,200 copies. `o` keeps its ways, names and
+ * restrictions.
  */
 function dropNodeArrays(o: OsmRoads): void {
   o.nodeIds = new Float64Array(0);
@@ -85,8 +83,38 @@ function dropNodeArrays(o: OsmRoads): void {
   o.refStart = new Uint32Array(0);
 }
 
-/** The graph without its hierarchy: base edges (CSR), node splitting, segments, snapping grid. */
+/** The graph without its hierarchy: base edges (CSR), node splitting, segments, snapping grid, junction flags. */
 function prepare(o: OsmRoads, log: (stage: string, done?: number, total?: number) => void) {
+  // the way-order edges, split tables and position maps baseGraph() works with (~50 bytes per edge at scale) are
+  // garbage once it returns, and the reader's node arrays are not needed past it
+  const { nb, n, m, S, first, head, ms, dist, way, lat, lon, segA, segB, segFirst, segEdges, split, viaWay } =
+    baseGraph(o, log);
+  dropNodeArrays(o);
+  const segTiny = tinyComponents(n, first, head, segA, segB, { baseNodes: nb, copyBase: split.copyBase });
+  log('spatial index');
+  const grid = buildSegmentGrid(lat, lon, segA, segB);
+  const junction = junctionFlags(n, nb, split.copyBase, { segA, segB, segFirst, segEdges, lat, lon }, way);
+  // numbered along the roads before the contraction, which then stores its edges in the same order (locality.ts)
+  const r = renumberForLocality({ first, head, ms, dist, way, lat, lon, segA, segB, segEdges, junction }, nb);
+  return {
+    g0: { n, first: r.first, head: r.head, ms: r.ms, dist: r.dist, way: r.way, lat: r.lat, lon: r.lon },
+    nb,
+    m,
+    S,
+    applied: split.applied,
+    viaWay,
+    segA: r.segA,
+    segB: r.segB,
+    segFirst,
+    segEdges: r.segEdges,
+    segTiny,
+    grid,
+    junction: r.junction,
+  };
+}
+
+/** Base edges (CSR), node splitting for turn restrictions, and the segments with their graph edges. */
+function baseGraph(o: OsmRoads, log: (stage: string, done?: number, total?: number) => void) {
   const nb = o.nodeIds.length;
   // 1. Segments and base edges, way by way: every consecutive node pair of a way is one segment; it yields one
   //    directed base edge per direction the way's oneway allows.
@@ -180,35 +208,9 @@ function prepare(o: OsmRoads, log: (stage: string, done?: number, total?: number
     pushAll(segBwd.view()[s]!);
     segFirst[2 * s + 2] = segEdges.length;
   }
-  const segTiny = tinyComponents(n, first, head, segA.view(), segB.view(), { baseNodes: nb, copyBase: split.copyBase });
-  log('spatial index');
-  const grid = buildSegmentGrid(lat, lon, segA.view(), segB.view());
-  const junction = junctionFlags(
-    n,
-    nb,
-    split.copyBase,
-    { segA: segA.view(), segB: segB.view(), segFirst, segEdges: segEdges.view(), lat, lon },
-    way,
-  );
-  // numbered along the roads before the contraction, which then stores its edges in the same order (locality.ts)
-  const r = renumberForLocality(
-    { first, head, ms, dist, way, lat, lon, segA: segA.view(), segB: segB.view(), segEdges: segEdges.view(), junction },
-    nb,
-  );
   return {
-    g0: { n, first: r.first, head: r.head, ms: r.ms, dist: r.dist, way: r.way, lat: r.lat, lon: r.lon },
-    nb,
-    m,
-    S,
-    applied: split.applied,
-    viaWay,
-    segA: r.segA,
-    segB: r.segB,
-    segFirst,
-    segEdges: r.segEdges,
-    segTiny,
-    grid,
-    junction: r.junction,
+    ...{ nb, n, m, S, first, head, ms, dist, way, lat, lon, segFirst, split, viaWay },
+    ...{ segA: segA.view(), segB: segB.view(), segEdges: segEdges.view() },
   };
 }
 
