@@ -300,7 +300,9 @@ describe('contraction hierarchy', () => {
       const { coreNodes, ...ch } = buildCH({ n: g.meta.nodes, first: g.first, head: g.head, ms: g.ms });
       const chainKeys = ['jBits', 'jNode', 'cFirst', 'cHead', 'cMs', 'cEdgeFirst', 'cEdges'];
       const sections = Object.fromEntries(
-        Object.entries({ ...g, ...ch }).filter(([k, v]) => k !== 'meta' && !chainKeys.includes(k) && ArrayBuffer.isView(v)),
+        Object.entries({ ...g, ...ch }).filter(
+          ([k, v]) => k !== 'meta' && !chainKeys.includes(k) && ArrayBuffer.isView(v),
+        ),
       );
       const v1 = join(dir, 'v1.graph');
       writeGraphFile(v1, { ...g.meta, version: 1, stats: { ...g.meta.stats, chCoreNodes: coreNodes } }, sections);
