@@ -36,14 +36,16 @@ interface LatLng {
   lng: number;
 }
 type Pair = [LatLng, LatLng];
-type Mods = { be: any; snap: any; path: any; alts: any; man: any; graph: any };
+type Mods = { be: any; snap: any; path: any; alts: any; man: any; graph: any; chains?: any };
 
 async function load(dir: string): Promise<Mods> {
   const m = (f: string) => import(pathToFileURL(resolve(dir, 'routing', f)).href);
   const [be, snap, path, alts, man, graph] = await Promise.all(
     ['builtin-engine.js', 'snap.js', 'path.js', 'alternatives.js', 'maneuvers.js', 'graph.js'].map(m),
   );
-  return { be, snap, path, alts, man, graph };
+  // builds from before the hierarchy over junctions (chains.js) seed and assemble at road nodes
+  const chains = await m('chains.js').catch(() => undefined);
+  return { be, snap, path, alts, man, graph, chains };
 }
 
 const builds: Record<string, Mods> = { new: await load(args.build) };
@@ -128,14 +130,26 @@ function phases(k: string, [A, B]: Pair, into: Record<string, number[]>): void {
     ms[ph] = performance.now() - t;
     return r;
   };
-  const sources = M.path.sourceSeeds(g, a),
-    targets = M.path.targetSeeds(g, b);
+  const C = M.chains;
+  const S = C ? C.sourceSeeds(g, a, b).seeds : undefined,
+    T = C ? C.targetSeeds(g, b) : undefined;
+  const sources = C ? C.seedsOf(S) : M.path.sourceSeeds(g, a),
+    targets = C ? C.seedsOf(T) : M.path.targetSeeds(g, b);
   const r = time('ch', () => q.run(sources, targets, M.alts.MAX_STRETCH));
   const settledFull: unknown = q.lastSettled;
   if (!r) return;
   const edges = time('unpack', () => q.unpack(r.meet));
-  const primary = time('assemble', () => M.path.assemble(g, a, b, q.seedF(r.meet), edges, q.seedB(r.meet)));
-  const alts = time('alternatives', () => M.alts.viaAlternatives(g, q, check, a, b, primary, r.meet, r.cost, 2));
+  const ends = { g, from: a, to: b, S, T };
+  const primary = time('assemble', () =>
+    C
+      ? C.route(ends, q.seedF(r.meet), edges, q.seedB(r.meet))
+      : M.path.assemble(g, a, b, q.seedF(r.meet), edges, q.seedB(r.meet)),
+  );
+  const alts = time('alternatives', () =>
+    C
+      ? M.alts.viaAlternatives(ends, q, check, primary, r.meet, r.cost, 2)
+      : M.alts.viaAlternatives(g, q, check, a, b, primary, r.meet, r.cost, 2),
+  );
   const all = [primary, ...alts];
   time('maneuvers', () => all.map((p) => M.man.maneuvers(g, p, 'en')));
   time('line', () => all.map((p) => M.path.lineJson(p)));
