@@ -370,11 +370,11 @@ const rows: Array<[string, string]> = [
   ],
   [
     `long routes (${server.long.length}, median ${f(long.medianKm)} km apart): p50 / p90 / p99 / max`,
-    `${f(long.p50)} / ${f(long.p90)} / ${f(long.p99)} / ${f(long.max)} ms; ${f(long.altShare * 100)}% with an alternative; ${outcomes(long.outcomes)}`,
+    `${f(long.p50, 1)} / ${f(long.p90, 1)} / ${f(long.p99, 1)} / ${f(long.max, 1)} ms; ${f(long.altShare * 100)}% with an alternative; ${outcomes(long.outcomes)}`,
   ],
   [
     `local routes (${server.local.length}, median ${f(local.medianKm, 1)} km apart): p50 / p90 / p99 / max`,
-    `${f(local.p50)} / ${f(local.p90)} / ${f(local.p99)} / ${f(local.max)} ms; ${outcomes(local.outcomes)}`,
+    `${f(local.p50, 2)} / ${f(local.p90, 2)} / ${f(local.p99, 1)} / ${f(local.max, 1)} ms; ${outcomes(local.outcomes)}`,
   ],
   [
     `autocomplete (${server.autocomplete.ms.length} prefixes of ${server.autocomplete.names} names): p50 / p99`,

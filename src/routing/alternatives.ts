@@ -5,15 +5,16 @@ import type { RoutePath } from './path.js';
 
 /**
  * Via-node alternatives on the contraction hierarchy (the approach OSRM takes; Abraham et al., "Alternative
- * routes in road networks"). After a full (non-stopping) bidirectional CH search, every node reached by both
+ * routes in road networks"). After a full (non-stopping) bidirectional CH search, every junction reached by both
  * searches is a candidate via node v, with cost d_f(v) + d_b(v). Candidates are tried by increasing cost and a
  * path is accepted when it is
  *  - bounded: cost <= MAX_STRETCH x the primary's;
- *  - simple: no node repeated (rejects "drive into a side street and back");
+ *  - simple: no junction repeated, nor a node of the roads between the snapped points and their seeds' junctions
+ *    (rejects "drive into a side street and back");
  *  - different: it shares < MAX_SHARE of its travel time with every route accepted so far (OSRM's measure too);
  *    most candidates fail this on the road they share at both ends, which CHQuery.sharedEnds measures on the
- *    packed paths, before any T-test or unpacking (a cross-country path unpacks to ~10^4 edges at random places
- *    in memory);
+ *    packed paths, before any T-test or unpacking; the exact measure is taken on chains (a cross-country path is
+ *    ~10^3 of them, ~10^4 road edges);
  *  - locally optimal: the stretch of T = 25 % of the primary's cost around v is itself a shortest path (a
  *    T-test run on a second query object), which rejects pointless detours around a block.
  */
@@ -168,7 +169,7 @@ function simple(g: RoadGraph, start: number, chains: Uint32Array): boolean {
 function passesSeedRoadsTwice(p: RoutePath, s: ChainSeed, t: ChainSeed): boolean {
   const own = new IntSet(s.roads.length + t.roads.length + 2);
   own.add(s.end);
-  for (let i = 0; i < s.roads.length; i++) own.add(p.node[i]!);
+  for (let i = 0; i < s.roads.length && i < p.n; i++) if (p.node[i]! >= 0) own.add(p.node[i]!);
   const tail = t.roads.length;
   for (let i = p.n - 1 - tail; i < p.n - 1; i++) if (i >= 0 && p.node[i]! >= 0) own.add(p.node[i]!);
   const seen = new IntSet(s.roads.length + t.roads.length + 2);

@@ -1,6 +1,6 @@
 import type { Seed } from './ch-query.js';
 import type { RoadGraph } from './graph.js';
-import { assemble, tailOf, type RoutePath } from './path.js';
+import { assemble, segEdgeRange, tailOf, type RoutePath } from './path.js';
 import type { Snap } from './snap.js';
 
 /**
@@ -56,7 +56,7 @@ export interface ChainSeed {
 }
 
 /** Graph edges of segment s driven in direction d (0: a -> b), as a range of segEdges. */
-const range = (g: RoadGraph, s: number, d: number) => [g.segFirst[2 * s + d]!, g.segFirst[2 * s + d + 1]!] as const;
+const range = (g: RoadGraph, s: number, d: number) => segEdgeRange(g, s, d === 1);
 
 /**
  * Where a route may start from a snapped origin: for each drivable direction, the junction the chain leads to.
@@ -81,7 +81,7 @@ export function sourceSeeds(
       v = end;
     for (let seg = s.seg; !isJunction(g, v);) {
       seg += d ? -1 : 1;
-      const x = g.segEdges[g.segFirst[2 * seg + d]!]!;
+      const x = g.segEdges[range(g, seg, d)[0]]!;
       if (to && seg === to.seg && !direct) {
         direct = { end, roads: roads.slice(), last: v, ms: offset + (d ? 1 - to.t : to.t) * g.ms[x]! };
       }

@@ -23,7 +23,8 @@ export interface RoutePath {
   ms: number;
 }
 
-const segEdgeRange = (g: RoadGraph, seg: number, bwd: boolean) =>
+/** Graph edges of segment `seg` driven b -> a (`bwd`) or a -> b, as a range of segEdges. */
+export const segEdgeRange = (g: RoadGraph, seg: number, bwd: boolean) =>
   [g.segFirst[2 * seg + (bwd ? 1 : 0)]!, g.segFirst[2 * seg + (bwd ? 2 : 1)]!] as const;
 
 /** The edge's tail (edges are stored by tail in CSR, so a binary search over `first` finds it). */
