@@ -333,3 +333,106 @@ describe('contraction hierarchy', () => {
     }
   });
 });
+
+describe('junctions and chains', () => {
+  /**
+   * A two-way road 0-1-2-3-4 with a side road 2-11-12 then 12-13-14 (14 back at 12's place), a one-way 4-5-6-7 and a
+   * two-way ring 7-8-9-10-7: chain nodes are 1, 3, 5, 6, 8, 9, 10 and 11; 13 is not one (its two sides share a place).
+   */
+  function roads(): OsmRoads {
+    const at: Array<[number, number]> = [
+      [0, 0],
+      [0, 1],
+      [0, 2],
+      [0, 3],
+      [0, 4],
+      [0, 5],
+      [0, 6],
+      [0, 7],
+      [1, 8],
+      [2, 7],
+      [1, 6],
+      [1, 2],
+      [2, 2],
+      [2, 3],
+      [2, 2],
+    ];
+    const ways = [
+      [0, 1, 2, 3, 4],
+      [2, 11, 12],
+      [12, 13, 14],
+      [4, 5, 6, 7],
+      [7, 8, 9, 10, 7],
+    ];
+    const refStart = [0];
+    const refs: number[] = [];
+    for (const w of ways) {
+      refs.push(...w);
+      refStart.push(refs.length);
+    }
+    const n = ways.length;
+    return {
+      nodeIds: Float64Array.from(at.map((_, i) => i + 1)),
+      lat: Float64Array.from(at.map(([r]) => 43.7 + r * 0.002)),
+      lon: Float64Array.from(at.map(([, c]) => 7.4 + c * 0.002)),
+      found: new Uint8Array(at.length).fill(1),
+      refStart: Uint32Array.from(refStart),
+      refs: Uint32Array.from(refs),
+      wayCls: new Uint8Array(n).fill(classCode('residential')),
+      wayOneway: Int32Array.from([0, 0, 0, 1, 0]),
+      waySpeed: new Float64Array(n).fill(30),
+      wayRoundabout: new Uint8Array(n),
+      wayName: Uint32Array.from(ways.map((_, i) => i)),
+      names: ways.map((_, i) => [`Road ${i}`, '', '', ''] as [string, string, string, string]),
+      wayIndexByOsmId: new Map(ways.map((_, i) => [100 + i, i])),
+      restrictions: [],
+      skipped: { viaWayRestrictions: 0, badRestrictions: 0 },
+    };
+  }
+
+  it('chain every road edge once between junctions, and route alike with and without them', () => {
+    const o = roads();
+    const place = (lat: number, lon: number) => `${lat.toFixed(4)},${lon.toFixed(4)}`;
+    const placeOf = Array.from(o.lat, (lat, i) => place(lat, o.lon[i]!));
+    const g = buildRoadGraph(o, 'chains');
+    const junctions = new Set(Array.from(g.jNode, (v) => place(g.lat[v]!, g.lon[v]!)));
+    expect([...junctions].sort()).toEqual([0, 2, 4, 7, 12, 13].map((v) => placeOf[v]!).sort());
+    // every road edge on exactly one chain, chains connected from junction to junction, weights summed
+    const m = g.head.length;
+    expect(Array.from(g.cEdges).sort((a, b) => a - b)).toEqual(Array.from({ length: m }, (_, e) => e));
+    for (let j = 0; j + 1 < g.cFirst.length; j++)
+      for (let c = g.cFirst[j]!; c < g.cFirst[j + 1]!; c++) {
+        const roadsOf = Array.from(g.cEdges.subarray(g.cEdgeFirst[c], g.cEdgeFirst[c + 1]));
+        let at = g.jNode[j]!;
+        for (const x of roadsOf) {
+          expect(tailOf(g.first, x)).toBe(at);
+          at = g.head[x]!;
+        }
+        expect(at).toBe(g.jNode[g.cHead[c]!]);
+        expect(g.cMs[c]).toBe(roadsOf.reduce((s, x) => s + g.ms[x]!, 0));
+      }
+    // every pair of points on the roads (same segment, same chain ahead and behind, against the one-way, around
+    // the ring): the same cost as plain Dijkstra over every road node
+    const costs = costsBothWays(g);
+    const on = (s: number, t: number) =>
+      snapPoint(
+        g,
+        g.lat[g.segA[s]!]! + t * (g.lat[g.segB[s]!]! - g.lat[g.segA[s]!]!),
+        g.lon[g.segA[s]!]! + t * (g.lon[g.segB[s]!]! - g.lon[g.segA[s]!]!),
+        50,
+      )!;
+    let routable = 0;
+    for (let a = 0; a < g.segA.length; a++)
+      for (let b = 0; b < g.segA.length; b++)
+        for (const [ta, tb] of [
+          [0.3, 0.6],
+          [0.6, 0.3],
+        ]) {
+          const c = costs(on(a, ta!), on(b, tb!));
+          expect(c.chains).toBeCloseTo(c.road, 6);
+          if (c.road < Infinity) routable++;
+        }
+    expect(routable).toBeGreaterThan(200);
+    expect(routable).toBeLessThan(2 * g.segA.length ** 2); // the one-way leaves no way back to road 0
+  });
+});
