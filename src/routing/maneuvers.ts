@@ -1,3 +1,4 @@
+import { isJunction } from './chains.js';
 import { className } from './profile.js';
 import type { RoadGraph } from './graph.js';
 import { instruction, modifierOf, type InstructionInput, type Locale } from './instructions.js';
@@ -26,17 +27,17 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
   // the bearing of the last piece computed: piece i + 1's is piece i's way in at the next boundary
   let lastBrg = departBrg,
     lastBrgOf = 0;
-  const jBits = g.jBits,
-    node = p.node,
+  const node = p.node,
     wayRoundabout = g.wayRoundabout,
     wayName = g.wayName;
   for (let i = 0; i + 1 < n; i++) {
     const aWay = way[i]!,
       bWay = way[i + 1]!;
     const v = node[i]!;
-    // Fast path: a chain node (graph.ts), a shape point inside one way with no other way out (nine in ten
-    // boundaries), has nothing to announce: one bit, in an array small enough to stay in cache.
-    if (v >= 0 && (jBits[v >>> 3]! & (1 << (v & 7))) === 0) continue;
+    // Fast path: a chain node (graph.ts), a shape point inside one way with no other way out (eight in ten
+    // boundaries), has nothing to announce: one bit, in an array small enough to stay in cache; nor has a junction
+    // that continues the same way with no other way out.
+    if (v >= 0 && !isJunction(g, v)) continue;
     if (aWay === bWay && v >= 0 && g.first[v + 1]! - g.first[v]! <= 2) continue;
     const rbIn = wayRoundabout[aWay] === 1,
       rbOut = wayRoundabout[bWay] === 1;
@@ -224,8 +225,13 @@ function options(g: RoadGraph, v: number, p: RoutePath, i: number, inB: number, 
   const atX = pts[2 * i + 2]!; // the junction (its latitude's cos and sin: jCos, jSin)
   const takenX = pts[2 * i + 4]!,
     takenY = pts[2 * i + 5]!; // where piece i + 1 goes
+  // the nodes at those two places, when the pieces end at graph nodes: their edges are told apart without reading
+  // where their heads are (a side road's coordinates are far away in memory; these two are not the only ones)
+  const backNode = i > 0 ? p.node[i - 1]! : -1,
+    takenNode = p.node[i + 1]!;
   for (let e = g.first[v]!; e < g.first[v + 1]!; e++) {
     const h = g.head[e]!;
+    if (h === backNode || h === takenNode) continue;
     const x = g.lon[h]!,
       y = g.lat[h]!;
     if ((x === backX && y === backY) || (x === takenX && y === takenY)) continue;

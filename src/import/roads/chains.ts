@@ -1,7 +1,7 @@
 import type { ChainArrays } from '../../routing/graph.js';
 
 /**
- * Degree-2 chains. Nine in ten road graph nodes only shape a road between two junctions: a node inside one way
+ * Degree-2 chains. Eight in ten road graph nodes only shape a road between two junctions: a node inside one way
  * with exactly one segment on each side. The contraction hierarchy is built over the junctions alone, with one
  * edge per chain of road edges between two of them (as OSRM compresses its graph), so the hierarchy, its build and
  * every search over it are several times smaller; the road edges stay as they are for geometry and snapping, and
@@ -22,8 +22,8 @@ const count = (g: Segments, s: number, d: number) => g.segFirst[2 * s + d + 1]! 
 /**
  * 1 for a junction, 0 for a chain node: an OSM node (below baseNodes) with no turn-restriction copies, touched by
  * exactly two segment ends, as the b end of segment s and the a end of segment s + 1 of the same way, with its two
- * neighbours at different places and one graph edge per drivable direction on both sides. Everything else (way ends, crossings, restricted junctions, their copies)
- * is a junction.
+ * neighbours at different places and one graph edge per drivable direction on both sides. Everything else (way
+ * ends, crossings, restricted junctions and their copies) is a junction.
  */
 export function junctionFlags(
   n: number,
