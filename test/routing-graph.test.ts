@@ -12,13 +12,12 @@ import { buildCH } from '../src/routing/ch-build.js';
 import { CHQuery } from '../src/routing/ch-query.js';
 import { BidiDijkstra } from '../src/routing/dijkstra.js';
 import { randomGrid } from './helpers/grid.js';
-import { lowerBound } from '../src/import/sorted.js';
+import { lowerBound } from '../src/core/sorted.js';
 import { GRAPH_FILE, loadGraph } from '../src/routing/graph.js';
 import { writeGraphFile } from '../src/routing/graph-file.js';
-import { snapPoint } from '../src/routing/snap.js';
 import { LIECHTENSTEIN_PBF } from './helpers/fixtures.js';
 import { pathManeuvers } from '../src/routing/route-record.js';
-import { costsBothWays } from './helpers/road-seeds.js';
+import { costsBothWays, snapOnSegment } from './helpers/road-seeds.js';
 
 describe('car profile', () => {
   it('parses maxspeed in km/h and mph; zone values fall back to the class default', () => {
@@ -257,13 +256,7 @@ describe('contraction hierarchy', () => {
         reachable = 0;
       const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
       // points on segments (mid-chain mostly), so seeds walk their chains; same-chain pairs go along it
-      const at = (s: number, t: number) =>
-        snapPoint(
-          g,
-          g.lat[g.segA[s]!]! + t * (g.lat[g.segB[s]!]! - g.lat[g.segA[s]!]!),
-          g.lon[g.segA[s]!]! + t * (g.lon[g.segB[s]!]! - g.lon[g.segA[s]!]!),
-          1000,
-        )!;
+      const at = (s: number, t: number) => snapOnSegment(g, s, t, 1000);
       for (let i = 0; i < 400; i++) {
         const s = Math.floor(rnd() * g.segA.length),
           // a quarter of the pairs a few segments apart, often on one chain
@@ -414,13 +407,7 @@ describe('junctions and chains', () => {
     // every pair of points on the roads (same segment, same chain ahead and behind, against the one-way, around
     // the ring): the same cost as plain Dijkstra over every road node
     const costs = costsBothWays(g);
-    const on = (s: number, t: number) =>
-      snapPoint(
-        g,
-        g.lat[g.segA[s]!]! + t * (g.lat[g.segB[s]!]! - g.lat[g.segA[s]!]!),
-        g.lon[g.segA[s]!]! + t * (g.lon[g.segB[s]!]! - g.lon[g.segA[s]!]!),
-        50,
-      )!;
+    const on = (s: number, t: number) => snapOnSegment(g, s, t, 50);
     let routable = 0;
     for (let a = 0; a < g.segA.length; a++)
       for (let b = 0; b < g.segA.length; b++)

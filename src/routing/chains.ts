@@ -1,3 +1,4 @@
+import { indexOfSorted } from '../core/sorted.js';
 import type { Seed } from './ch-query.js';
 import type { RoadGraph } from './graph.js';
 import { assemble, segEdgeRange, tailOf, type RoutePath } from './path.js';
@@ -14,31 +15,32 @@ export const isJunction = (g: RoadGraph, v: number): boolean => (g.jBits[v >>> 3
 
 /** The junction id of road graph node v (a junction). */
 export function junctionOf(g: RoadGraph, v: number): number {
-  const a = g.jNode;
-  if (!a.length) return v;
-  let lo = 0,
-    hi = a.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid]! < v) lo = mid + 1;
-    else hi = mid;
-  }
-  if (a[lo] !== v) throw new Error(`road graph node ${v} is not a junction`);
-  return lo;
+  if (!g.jNode.length) return v;
+  const j = indexOfSorted(g.jNode, v);
+  if (j < 0) throw new Error(`road graph node ${v} is not a junction`);
+  return j;
 }
 
-/** Road edges of `chains`, in order. */
-export function chainRoads(g: RoadGraph, chains: Uint32Array): Uint32Array {
-  if (!g.cEdges.length) return chains;
-  const cf = g.cEdgeFirst;
-  let n = 0;
-  for (let i = 0; i < chains.length; i++) n += cf[chains[i]! + 1]! - cf[chains[i]!]!;
+/** Road edges `before`, then those of `chains` in order, then `after`, in one array. */
+function chainRoads(g: RoadGraph, before: number[], chains: Uint32Array, after: number[]): Uint32Array {
+  const cf = g.cEdgeFirst,
+    own = !g.cEdges.length; // a version 1 graph: every chain is its one road edge
+  let n = before.length + after.length;
+  if (own) n += chains.length;
+  else for (let i = 0; i < chains.length; i++) n += cf[chains[i]! + 1]! - cf[chains[i]!]!;
   const out = new Uint32Array(n);
-  for (let i = 0, at = 0; i < chains.length; i++) {
-    const c = chains[i]!;
-    out.set(g.cEdges.subarray(cf[c], cf[c + 1]), at);
-    at += cf[c + 1]! - cf[c]!;
-  }
+  out.set(before);
+  let at = before.length;
+  if (own) {
+    out.set(chains, at);
+    at += chains.length;
+  } else
+    for (let i = 0; i < chains.length; i++) {
+      const c = chains[i]!;
+      out.set(g.cEdges.subarray(cf[c], cf[c + 1]), at);
+      at += cf[c + 1]! - cf[c]!;
+    }
+  out.set(after, at);
   return out;
 }
 
@@ -167,10 +169,6 @@ export function route(ends: RouteEnds, sNode: number, chains: Uint32Array, tNode
   const { g } = ends;
   const source = seedAt(ends.S, sNode),
     target = seedAt(ends.T, tNode);
-  const middle = chainRoads(g, chains);
-  const roads = new Uint32Array(source.roads.length + middle.length + target.roads.length);
-  roads.set(source.roads);
-  roads.set(middle, source.roads.length);
-  roads.set(target.roads, source.roads.length + middle.length);
+  const roads = chainRoads(g, source.roads, chains, target.roads);
   return { ...assemble(g, ends.from, ends.to, source.end, roads, target.end), edges: chains };
 }

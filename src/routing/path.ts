@@ -1,3 +1,4 @@
+import { lowerBound } from '../core/sorted.js';
 import type { RoadGraph } from './graph.js';
 import type { Snap } from './snap.js';
 
@@ -27,17 +28,8 @@ export interface RoutePath {
 export const segEdgeRange = (g: RoadGraph, seg: number, bwd: boolean) =>
   [g.segFirst[2 * seg + (bwd ? 1 : 0)]!, g.segFirst[2 * seg + (bwd ? 2 : 1)]!] as const;
 
-/** The edge's tail (edges are stored by tail in CSR, so a binary search over `first` finds it). */
-export function tailOf(g: RoadGraph, e: number): number {
-  let lo = 0,
-    hi = g.first.length - 2;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (g.first[mid]! <= e) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
+/** The edge's tail (edges are stored by tail in CSR: the last node whose out-edges start at or before it). */
+export const tailOf = (g: RoadGraph, e: number): number => lowerBound(g.first, e + 1) - 1;
 
 /** Snapped points to OSM's own precision (1e-7 degree, ~1 cm). */
 const r7 = (x: number) => Math.round(x * 1e7) / 1e7;

@@ -4,7 +4,7 @@ import { seedsOf, sourceSeeds, targetSeeds } from '../../src/routing/chains.js';
 import { BidiDijkstra } from '../../src/routing/dijkstra.js';
 import type { RoadGraph } from '../../src/routing/graph.js';
 import { directPath, tailOf } from '../../src/routing/path.js';
-import type { Snap } from '../../src/routing/snap.js';
+import { snapPoint, type Snap } from '../../src/routing/snap.js';
 
 /**
  * Route costs two ways, to compare: plain Dijkstra over every road graph node, seeded at the snapped segment's own
@@ -46,3 +46,12 @@ export function costsBothWays(g: RoadGraph) {
     };
   };
 }
+
+/** The point at fraction t along segment s, snapped (within maxMeters). */
+export const snapOnSegment = (g: RoadGraph, s: number, t: number, maxMeters: number): Snap =>
+  snapPoint(
+    g,
+    g.lat[g.segA[s]!]! + t * (g.lat[g.segB[s]!]! - g.lat[g.segA[s]!]!),
+    g.lon[g.segA[s]!]! + t * (g.lon[g.segB[s]!]! - g.lon[g.segA[s]!]!),
+    maxMeters,
+  )!;

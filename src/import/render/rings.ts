@@ -1,4 +1,4 @@
-import { lowerBound } from '../sorted.js';
+import { lowerBound } from '../../core/sorted.js';
 
 /** A way's geometry as the importer keeps it: projected coordinates plus the node ids at its two ends. */
 export interface WayLine {

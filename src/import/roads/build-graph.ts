@@ -3,7 +3,7 @@ import { haversineMeters } from '../../core/geo.js';
 import { buildCH } from '../../routing/ch-build.js';
 import type { RoadGraph } from '../../routing/graph.js';
 import { GrowF64, GrowI32, GrowU32 } from './grow.js';
-import { indexOfSorted } from '../sorted.js';
+import { indexOfSorted } from '../../core/sorted.js';
 import type { OsmRoads } from './osm-read.js';
 import { renumberForLocality } from './locality.js';
 import { splitRestrictedNodes, type Restriction } from './restrictions.js';

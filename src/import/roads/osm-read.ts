@@ -3,7 +3,7 @@ import { OSMTransform } from 'osm-pbf-parser-node';
 import { carProfile, RELATION_TAG_KEYS, WAY_TAG_KEYS } from '../../routing/profile.js';
 import { IdOrdinals } from '../node-index.js';
 import { GrowF64, GrowI32, GrowU8, GrowU32 } from './grow.js';
-import { indexOfSorted } from '../sorted.js';
+import { indexOfSorted } from '../../core/sorted.js';
 
 /**
  * Reads the routable part of an OSM PBF in two streaming passes.

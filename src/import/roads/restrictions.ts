@@ -1,5 +1,5 @@
 import { GrowU32 } from './grow.js';
-import { indexOfSorted } from '../sorted.js';
+import { indexOfSorted } from '../../core/sorted.js';
 
 /**
  * Turn restrictions by node splitting. A restricted via node v gets one copy per incoming edge (the first copy

@@ -1,5 +1,5 @@
 import { GrowU32 } from './grow.js';
-import { indexOfSorted, lowerBound } from '../sorted.js';
+import { indexOfSorted, lowerBound } from '../../core/sorted.js';
 import type { OsmRoads } from './osm-read.js';
 import type { BaseEdges, SplitResult } from './restrictions.js';
 

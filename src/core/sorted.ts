@@ -1,4 +1,4 @@
-/** Binary searches over ascending typed arrays (node ids, edge ids, way ends), shared by the importers. */
+/** Binary searches over ascending typed arrays (node ids, edge ids, way ends, junctions). */
 
 /** The index of `x` in ascending `a`, or -1. */
 export function indexOfSorted(a: ArrayLike<number>, x: number): number {
