@@ -262,7 +262,7 @@ describe('contraction hierarchy', () => {
           // a quarter of the pairs a few segments apart, often on one chain
           s2 = i % 4 ? Math.floor(rnd() * g.segA.length) : Math.min(g.segA.length - 1, s + 1 + Math.floor(rnd() * 4));
         const c = costs(at(s, rnd()), at(s2, rnd()));
-        expect(c.ch).toBeCloseTo(c.junctionDijkstra, 6);
+        expect(c.ch).toBeCloseTo(c.turnDijkstra, 6);
         expect(c.chains).toBeCloseTo(c.road, 6);
         if (c.chains < Infinity) reachable++;
       }
@@ -284,43 +284,19 @@ describe('contraction hierarchy', () => {
     }
   });
 
-  it('a graph file of version 1 (hierarchy over every node, no chains) still loads and routes alike', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svcmaps-v1-'));
+  it('a graph file of an earlier version (a hierarchy without turns) is refused with what to do', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svcmaps-v2-'));
     try {
       await roadsImporter.run(LIECHTENSTEIN_PBF, dir, () => {}, new AbortController().signal);
       const g = loadGraph(join(dir, GRAPH_FILE));
-      // the same roads with a hierarchy over all their nodes, written as the version 1 format was
-      const { coreNodes, ...ch } = buildCH({ n: g.meta.nodes, first: g.first, head: g.head, ms: g.ms });
-      const chainKeys = ['jBits', 'jNode', 'cFirst', 'cHead', 'cMs', 'cEdgeFirst', 'cEdges'];
-      const sections = Object.fromEntries(
-        Object.entries({ ...g, ...ch }).filter(
-          ([k, v]) => k !== 'meta' && !chainKeys.includes(k) && ArrayBuffer.isView(v),
-        ),
-      );
-      const v1 = join(dir, 'v1.graph');
-      writeGraphFile(v1, { ...g.meta, version: 1, stats: { ...g.meta.stats, chCoreNodes: coreNodes } }, sections);
-      const old = loadGraph(v1);
-      expect(old.jNode.length).toBe(0);
-      const a = new BuiltinEngine(g, { snapMaxMeters: 500 }),
-        b = new BuiltinEngine(old, { snapMaxMeters: 500 });
-      let seed = 5,
-        routed = 0;
-      const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
-      const pick = () => {
-        const v = g.segA[Math.floor(rnd() * g.segA.length)]!;
-        return { lat: g.lat[v]! + (rnd() - 0.5) * 0.002, lng: g.lon[v]! + (rnd() - 0.5) * 0.002 };
-      };
-      for (let i = 0; i < 100; i++) {
-        const [x, y] = [pick(), pick()];
-        const pa = a.paths(x, y, 2),
-          pb = b.paths(x, y, 2);
-        expect(!pa).toBe(!pb);
-        if (!pa || !pb) continue;
-        routed++;
-        expect(pb[0]!.ms).toBeCloseTo(pa[0]!.ms, 6);
-        expect(Array.from(pb[0]!.pts)).toEqual(Array.from(pa[0]!.pts));
-      }
-      expect(routed).toBeGreaterThan(90);
+      const sections = Object.fromEntries(Object.entries(g).filter(([k, v]) => k !== 'meta' && ArrayBuffer.isView(v)));
+      const old = join(dir, 'v2.graph');
+      writeGraphFile(old, { ...g.meta, version: 2 }, sections);
+      expect(() => loadGraph(old)).toThrow(/v2\.graph: road graph version 2 is not 3; re-run `svcmaps import`$/);
+      // a current file without one of its sections is refused too
+      const { tMs: _dropped, ...rest } = sections;
+      writeGraphFile(old, g.meta as unknown as Record<string, unknown>, rest);
+      expect(() => loadGraph(old)).toThrow(/section tMs is missing; re-run `svcmaps import`/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,11 +1,11 @@
 import type { CHQuery } from './ch-query.js';
-import { route, seedAt, type ChainSeed, type RouteEnds } from './chains.js';
+import { chainsOf, route, seedAt, type ChainSeed, type RouteEnds } from './chains.js';
 import type { RoadGraph } from './graph.js';
 import type { RoutePath } from './path.js';
 
 /**
  * Via-node alternatives on the contraction hierarchy (the approach OSRM takes; Abraham et al., "Alternative
- * routes in road networks"). After a full (non-stopping) bidirectional CH search, every junction reached by both
+ * routes in road networks"). After a full (non-stopping) bidirectional CH search, every chain reached by both
  * searches is a candidate via node v, with cost d_f(v) + d_b(v). Candidates are tried by increasing cost and a
  * path is accepted when it is
  *  - bounded: cost <= MAX_STRETCH x the primary's;
@@ -35,7 +35,8 @@ export function viaAlternatives(
   const { g } = ends;
   // Via nodes on the primary at its own cost lead back to the primary: skipped without unpacking them.
   let onPrimary: IntSet | undefined;
-  const isOnPrimary = (v: number) => (onPrimary ??= headSet(g, primary.edges)).has(v);
+  const primarySeed = q.seedF(meet);
+  const isOnPrimary = (v: number) => v === primarySeed || (onPrimary ??= edgeSet(primary.edges)).has(v);
   // Accepted routes: their packed paths (for the shared ends), their chains and the set of them (for the exact
   // overlap, built when a later candidate gets that far: a hash set sized by the route, no per-node or per-edge
   // scratch memory in every routing thread).
@@ -79,10 +80,11 @@ export function viaAlternatives(
     tried++;
     if (!locallyOptimal(check, q, v, sNode, bestCost * LOCAL_FRACTION)) continue;
     // the few candidates left are unpacked for the exact tests (on chains), and assembled once they pass
-    const edges = q.unpack(v);
+    const turns = q.unpack(v),
+      edges = chainsOf(g, turns);
     if (accepted.some((a) => shared(g, edges, (a.set ??= edgeSet(a.edges))) >= limit(a))) continue;
     if (!simple(g, sNode, edges)) continue;
-    const path = route(ends, sNode, edges, tNode);
+    const path = route(ends, sNode, turns, tNode);
     if (passesSeedRoadsTwice(path, s, t)) continue;
     accepted.push({ packed, edges, s, t });
     out.push(path);
@@ -146,17 +148,14 @@ function edgeSet(edges: Uint32Array): IntSet {
   return s;
 }
 
-/** The junctions the chains lead to. */
-function headSet(g: RoadGraph, chains: Uint32Array): IntSet {
-  const s = new IntSet(chains.length);
-  for (let i = 0; i < chains.length; i++) s.add(g.cHead[chains[i]!]!);
-  return s;
-}
-
-/** No junction visited twice: the start, then the junction each chain leads to (a chain's nodes are its own). */
+/**
+ * No junction visited twice: the one the seed chain `start` leads to, then the one each chain leads to (a chain's
+ * nodes are its own). Stricter than a turn-aware route needs (going round a block to make a forbidden turn passes a
+ * junction twice), which an alternative does not need to do.
+ */
 function simple(g: RoadGraph, start: number, chains: Uint32Array): boolean {
   const nodes = new IntSet(chains.length + 1);
-  nodes.add(start);
+  nodes.add(g.cHead[start]!);
   for (let i = 0; i < chains.length; i++) if (!nodes.add(g.cHead[chains[i]!]!)) return false;
   return true;
 }

@@ -5,9 +5,11 @@ import { assemble, segEdgeRange, tailOf, type RoutePath } from './path.js';
 import type { Snap } from './snap.js';
 
 /**
- * The hierarchy's graph is junctions and chains (graph.ts ChainArrays, import/roads/chains.ts). A search starts and
- * ends at junctions, so a snapped point is joined to them along its chain: a source goes on in each drivable
- * direction to the next junction, a target is reached from the junction before it; the road edges walked belong
+ * The hierarchy's graph is chains and the turns between them (graph.ts ChainArrays and TurnArrays,
+ * import/roads/chains.ts and turns.ts): a search node is a chain, reached once it has been driven to its end. A
+ * snapped origin seeds the chain it lies on, at the cost of driving on to that chain's end (in each drivable
+ * direction); a snapped destination is reached from every chain that may turn onto the destination's chain, at
+ * the cost of that turn and of driving along the destination's chain to the point. The road edges walked belong
  * to the route and their time to the seed's offset.
  */
 
@@ -15,39 +17,53 @@ export const isJunction = (g: RoadGraph, v: number): boolean => (g.jBits[v >>> 3
 
 /** The junction id of road graph node v (a junction). */
 export function junctionOf(g: RoadGraph, v: number): number {
-  if (!g.jNode.length) return v;
   const j = indexOfSorted(g.jNode, v);
   if (j < 0) throw new Error(`road graph node ${v} is not a junction`);
   return j;
 }
 
+/** The chain whose first road edge is x (x leaves a junction). */
+function chainFrom(g: RoadGraph, x: number): number {
+  const j = junctionOf(g, tailOf(g, x));
+  for (let c = g.cFirst[j]!; c < g.cFirst[j + 1]!; c++) if (g.cEdges[g.cEdgeFirst[c]!] === x) return c;
+  throw new Error(`road edge ${x} starts no chain`);
+}
+
+/** The turn from chain p onto chain d, or -1 when there is none (a restriction, or a U-turn with other ways on). */
+export function turnOnto(g: RoadGraph, p: number, d: number): number {
+  for (let t = g.tFirst[p]!; t < g.tFirst[p + 1]!; t++) if (g.tHead[t] === d) return t;
+  return -1;
+}
+
+/** The chains the turns lead onto, in order. */
+export function chainsOf(g: RoadGraph, turns: Uint32Array): Uint32Array {
+  const out = new Uint32Array(turns.length);
+  for (let i = 0; i < turns.length; i++) out[i] = g.tHead[turns[i]!]!;
+  return out;
+}
+
 /** Road edges `before`, then those of `chains` in order, then `after`, in one array. */
 function chainRoads(g: RoadGraph, before: number[], chains: Uint32Array, after: number[]): Uint32Array {
-  const cf = g.cEdgeFirst,
-    own = !g.cEdges.length; // a version 1 graph: every chain is its one road edge
+  const cf = g.cEdgeFirst;
   let n = before.length + after.length;
-  if (own) n += chains.length;
-  else for (let i = 0; i < chains.length; i++) n += cf[chains[i]! + 1]! - cf[chains[i]!]!;
+  for (let i = 0; i < chains.length; i++) n += cf[chains[i]! + 1]! - cf[chains[i]!]!;
   const out = new Uint32Array(n);
   out.set(before);
   let at = before.length;
-  if (own) {
-    out.set(chains, at);
-    at += chains.length;
-  } else
-    for (let i = 0; i < chains.length; i++) {
-      const c = chains[i]!;
-      out.set(g.cEdges.subarray(cf[c], cf[c + 1]), at);
-      at += cf[c + 1]! - cf[c]!;
-    }
+  for (let i = 0; i < chains.length; i++) {
+    const c = chains[i]!;
+    out.set(g.cEdges.subarray(cf[c], cf[c + 1]), at);
+    at += cf[c + 1]! - cf[c]!;
+  }
   out.set(after, at);
   return out;
 }
 
 /**
- * One end of a search: junction `node` at `offset` ms from the snapped point (source) or to it (target), over
- * the road edges `roads` (`roadsMs` of it) between `end` (the snapped segment's end node) and the junction, in
- * driving order.
+ * One end of a search: chain `node` at `offset` ms from the snapped point (source) or to it (target), over the
+ * road edges `roads` (`roadsMs` of it) between `end` (the snapped segment's end node) and the junction the chain
+ * ends at (source) or the destination chain starts at (target), in driving order; a target's offset includes
+ * the turn (`turnMs`) from chain `node` onto the destination's chain.
  */
 export interface ChainSeed {
   node: number;
@@ -55,6 +71,7 @@ export interface ChainSeed {
   end: number;
   roads: number[];
   roadsMs: number;
+  turnMs: number;
 }
 
 /** Graph edges of segment s driven in direction d (0: a -> b), as a range of segEdges. */
@@ -91,14 +108,37 @@ export function sourceSeeds(
       offset += g.ms[x]!;
       v = g.head[x]!;
     }
-    seeds.push({ node: junctionOf(g, v), offset, end, roads, roadsMs: offset - part });
+    seeds.push({ node: chainOf(g, s.seg, d, e), offset, end, roads, roadsMs: offset - part, turnMs: 0 });
   }
   return direct ? { seeds, direct } : { seeds };
 }
 
-/** Where a route may end: for each graph edge onto the snapped segment, the junction its chain comes from. */
+/** The chain of road edge e, which drives segment s in direction d: found by walking back to its junction. */
+function chainOf(g: RoadGraph, s: number, d: number, e: number): number {
+  for (let seg = s, x = e; ;) {
+    if (isJunction(g, d ? g.segB[seg]! : g.segA[seg]!)) return chainFrom(g, x);
+    seg += d ? 1 : -1;
+    x = g.segEdges[range(g, seg, d)[0]]!;
+  }
+}
+
+/**
+ * Where a route may end: for each graph edge onto the snapped segment, the chain it lies on (one per copy of a
+ * restricted junction it may start from), entered by a turn from any chain that ends where it starts.
+ */
 export function targetSeeds(g: RoadGraph, s: Snap): ChainSeed[] {
   const seeds: ChainSeed[] = [];
+  const enter = (x: number, end: number, roads: number[], roadsMs: number, offset: number) => {
+    const d = chainFrom(g, x),
+      j = junctionOf(g, tailOf(g, x));
+    for (let i = g.cInFirst[j]!; i < g.cInFirst[j + 1]!; i++) {
+      const p = g.cIn[i]!,
+        t = turnOnto(g, p, d);
+      if (t < 0) continue;
+      const turnMs = g.tMs[t]!;
+      seeds.push({ node: p, offset: offset + roadsMs + turnMs, end, roads, roadsMs, turnMs });
+    }
+  };
   for (let d = 0; d < 2; d++) {
     const [i0, i1] = range(g, s.seg, d);
     for (let i = i0; i < i1; i++) {
@@ -106,13 +146,13 @@ export function targetSeeds(g: RoadGraph, s: Snap): ChainSeed[] {
         end = tailOf(g, e),
         offset = (d ? 1 - s.t : s.t) * g.ms[e]!;
       if (isJunction(g, end)) {
-        seeds.push({ node: junctionOf(g, end), offset, end, roads: [], roadsMs: 0 });
+        enter(e, end, [], 0, offset);
         continue;
       }
       // back along the chain: segment by segment until the one whose tail end is a junction, whose graph edges
-      // (one per copy of a restricted junction) each give a seed
+      // (one per copy of a restricted junction) each start a chain
       const roads: number[] = [];
-      let ms = offset;
+      let ms = 0;
       for (let seg = s.seg; ;) {
         seg += d ? 1 : -1;
         const [k0, k1] = range(g, seg, d);
@@ -126,14 +166,7 @@ export function targetSeeds(g: RoadGraph, s: Snap): ChainSeed[] {
         roads.reverse();
         for (let k = k0; k < k1; k++) {
           const x = g.segEdges[k]!;
-          const roadsMs = ms - offset + g.ms[x]!;
-          seeds.push({
-            node: junctionOf(g, tailOf(g, x)),
-            offset: offset + roadsMs,
-            end,
-            roads: [x, ...roads],
-            roadsMs,
-          });
+          enter(x, end, [x, ...roads], ms + g.ms[x]!, offset);
         }
         break;
       }
@@ -162,13 +195,31 @@ export interface RouteEnds {
 }
 
 /**
- * The route from the snapped origin over the seed at junction `sNode`'s roads, the chains, and the roads of the
- * seed at junction `tNode` to the snapped destination. Its `edges` are the chains (what alternatives compare).
+ * The route from the snapped origin along the seed chain `sNode`'s roads, over `turns` (the hierarchy's original
+ * edges, unpacked), then onto the destination's chain from chain `tNode` and along its roads to the snapped
+ * destination. Its `edges` are the chains the turns lead onto (what alternatives compare); its time includes every
+ * turn's, counted on the piece that leaves the junction where it is made.
  */
-export function route(ends: RouteEnds, sNode: number, chains: Uint32Array, tNode: number): RoutePath {
+export function route(ends: RouteEnds, sNode: number, turns: Uint32Array, tNode: number): RoutePath {
   const { g } = ends;
   const source = seedAt(ends.S, sNode),
     target = seedAt(ends.T, tNode);
+  const chains = chainsOf(g, turns);
   const roads = chainRoads(g, source.roads, chains, target.roads);
-  return { ...assemble(g, ends.from, ends.to, source.end, roads, target.end), edges: chains };
+  const p = { ...assemble(g, ends.from, ends.to, source.end, roads, target.end), edges: chains };
+  // each turn at the junction its chain starts from: the node the previous chain ended at
+  let i = 0;
+  const charge = (at: number, ms: number) => {
+    if (!ms) return;
+    while (i < p.n - 1 && p.node[i] !== at) i++;
+    p.time[Math.min(i + 1, p.n - 1)]! += ms;
+    p.ms += ms;
+  };
+  let prev = sNode;
+  for (let k = 0; k < turns.length; k++) {
+    charge(g.jNode[g.cHead[prev]!]!, g.tMs[turns[k]!]!);
+    prev = chains[k]!;
+  }
+  charge(g.jNode[g.cHead[prev]!]!, target.turnMs);
+  return p;
 }

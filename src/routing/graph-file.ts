@@ -19,8 +19,8 @@ import { open } from 'node:fs/promises';
  */
 const MAGIC = 'SVCRGRF1';
 
-type Typed = Uint8Array | Int32Array | Uint32Array | Float32Array | Float64Array;
-const CTORS = { Uint8Array, Int32Array, Uint32Array, Float32Array, Float64Array } as const;
+type Typed = Uint8Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
+const CTORS = { Uint8Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array } as const;
 type CtorName = keyof typeof CTORS;
 
 export type Sections = Record<string, Typed>;

@@ -13,10 +13,11 @@ export const GRAPH_FILE = 'roads.graph';
  * - Segments are the undirected pieces of way geometry used for snapping; each lists the graph edges running
  *   a->b (`segEdges[segFirst[2s]..]`) and b->a (`segEdges[segFirst[2s+1]..]`), since a split junction has
  *   several copies of the same physical segment.
- * - Junctions and chains (ChainArrays, import/roads/chains.ts): the contraction hierarchy (ch*, see ch-build.ts /
- *   ch-query.ts) is built over the junctions alone, its original edges being chains of road edges.
+ * - Junctions and chains (ChainArrays, import/roads/chains.ts) and the turns between chains (TurnArrays,
+ *   import/roads/turns.ts): the contraction hierarchy (ch*, see ch-build.ts / ch-query.ts) is built over chains as
+ *   nodes and turns as edges (edge-based, so turn costs are part of every search).
  */
-export interface RoadGraph extends CHArrays, ChainArrays {
+export interface RoadGraph extends CHArrays, ChainArrays, TurnArrays {
   meta: GraphMeta;
   lat: Float64Array;
   lon: Float64Array;
@@ -39,11 +40,9 @@ export interface RoadGraph extends CHArrays, ChainArrays {
 }
 
 /**
- * The graph the hierarchy is built over: junction j is road graph node jNode[j] (ascending); chain c (CSR by its
- * first junction: cFirst) leads to junction cHead[c] in cMs[c] ms over the road edges cEdges[cEdgeFirst[c]..
- * cEdgeFirst[c + 1]], in driving order. jBits has bit v set when node v is a junction. A graph file of version 1
- * has no chains: every node is a junction and every road edge its own chain (jNode, cEdgeFirst and cEdges empty,
- * cFirst / cHead / cMs the road graph's first / head / ms).
+ * Junctions and chains: junction j is road graph node jNode[j] (ascending); chain c (CSR by its first junction:
+ * cFirst) leads to junction cHead[c] in cMs[c] ms over the road edges cEdges[cEdgeFirst[c]..cEdgeFirst[c + 1]], in
+ * driving order. jBits has bit v set when node v is a junction.
  */
 export interface ChainArrays {
   jBits: Uint8Array;
@@ -55,8 +54,24 @@ export interface ChainArrays {
   cEdges: Uint32Array;
 }
 
+/**
+ * The graph the hierarchy is built over: chains are its nodes, turns its edges. Turn t (CSR by the chain it leaves:
+ * tFirst) leads onto chain tHead[t] and costs tMs[t] ms; the hierarchy's original edge t weighs tMs[t] +
+ * cMs[tHead[t]]. cIn[cInFirst[j]..cInFirst[j + 1]] are the chains that end at junction j.
+ */
+export interface TurnArrays {
+  tFirst: Uint32Array;
+  tHead: Uint32Array;
+  tMs: Uint16Array;
+  cInFirst: Uint32Array;
+  cIn: Uint32Array;
+}
+
+/** Road graph file version: 3 since the hierarchy is over turns between chains. */
+export const GRAPH_VERSION = 3;
+
 export interface GraphMeta {
-  version: 1 | 2;
+  version: typeof GRAPH_VERSION;
   buildId: string;
   source: string;
   builtAt: string;
@@ -93,6 +108,11 @@ const ARRAYS = [
   'cMs',
   'cEdgeFirst',
   'cEdges',
+  'tFirst',
+  'tHead',
+  'tMs',
+  'cInFirst',
+  'cIn',
   'rank',
   'chTail',
   'chHead',
@@ -121,33 +141,13 @@ export async function loadGraphShared(path: string): Promise<RoadGraph> {
   return roadGraph(path, await readGraphFileShared(path));
 }
 
-/** Sections a version 1 file (no chains) lacks. */
-const CHAIN_ARRAYS = new Set<string>(['jBits', 'jNode', 'cFirst', 'cHead', 'cMs', 'cEdgeFirst', 'cEdges']);
-
 function roadGraph(path: string, { meta, sections }: GraphFileContents): RoadGraph {
   const version = (meta as { version?: number }).version;
-  if (version !== 1 && version !== 2)
-    throw new Error(`${path}: unsupported road graph version; re-run \`svcmaps import\``);
+  if (version !== GRAPH_VERSION)
+    throw new Error(`${path}: road graph version ${version ?? '?'} is not ${GRAPH_VERSION}; re-run \`svcmaps import\``);
   for (const k of ARRAYS)
-    if (!sections[k] && !(version === 1 && CHAIN_ARRAYS.has(k)))
-      throw new Error(`${path}: section ${k} is missing; re-run \`svcmaps import\``);
-  const g = { meta: meta as unknown as GraphMeta, ...(sections as unknown as Omit<RoadGraph, 'meta'>) };
-  if (version === 1) Object.assign(g, identityChains(g));
-  return g;
-}
-
-/** A version 1 graph read as one with chains: every node a junction, every road edge a chain of its own. */
-function identityChains(g: Pick<RoadGraph, 'first' | 'head' | 'ms'>): ChainArrays {
-  const n = g.first.length - 1;
-  return {
-    jBits: new Uint8Array((n + 7) >>> 3).fill(0xff),
-    jNode: new Uint32Array(0),
-    cFirst: g.first,
-    cHead: g.head,
-    cMs: g.ms,
-    cEdgeFirst: new Uint32Array(0),
-    cEdges: new Uint32Array(0),
-  };
+    if (!sections[k]) throw new Error(`${path}: section ${k} is missing; re-run \`svcmaps import\``);
+  return { meta: meta as unknown as GraphMeta, ...(sections as unknown as Omit<RoadGraph, 'meta'>) };
 }
 
 /** Grid cell of a coordinate (clamped to the grid). */

@@ -1,48 +1,87 @@
+import FlatQueue from 'flatqueue';
 import type { Seed } from '../../src/routing/ch-query.js';
 import { CHQuery } from '../../src/routing/ch-query.js';
 import { seedsOf, sourceSeeds, targetSeeds } from '../../src/routing/chains.js';
 import { BidiDijkstra } from '../../src/routing/dijkstra.js';
 import type { RoadGraph } from '../../src/routing/graph.js';
-import { directPath, tailOf } from '../../src/routing/path.js';
+import { directPath } from '../../src/routing/path.js';
 import { snapPoint, type Snap } from '../../src/routing/snap.js';
 
 /**
- * Route costs two ways, to compare: plain Dijkstra over every road graph node, seeded at the snapped segment's own
- * ends (no chains), and the hierarchy over junctions and chains, seeded along the chains as the router is.
+ * Route costs two ways, to compare: Dijkstra over every road edge (edge-based: along a chain to its next road edge,
+ * at a chain's end by each of its turns), seeded on the snapped segment's own edges, and the hierarchy over chains
+ * and turns, seeded as the router is. Both price turns from the graph's turn table.
  */
 export function costsBothWays(g: RoadGraph) {
-  const road = new BidiDijkstra({ n: g.meta.nodes, first: g.first, head: g.head, ms: g.ms });
-  const q = new CHQuery(g, g.meta.stats.chCoreNodes ?? 0);
-  const junctions = new BidiDijkstra({ n: g.cFirst.length - 1, first: g.cFirst, head: g.cHead, ms: g.cMs });
+  const m = g.head.length;
+  // each road edge's chain and the next road edge on it (-1 at the chain's end)
+  const chainOf = new Uint32Array(m),
+    next = new Int32Array(m).fill(-1);
+  for (let c = 0; c < g.cHead.length; c++)
+    for (let k = g.cEdgeFirst[c]!; k < g.cEdgeFirst[c + 1]!; k++) {
+      chainOf[g.cEdges[k]!] = c;
+      if (k + 1 < g.cEdgeFirst[c + 1]!) next[g.cEdges[k]!] = g.cEdges[k + 1]!;
+    }
+  const moves = (e: number, out: (f: number, cost: number) => void) => {
+    if (next[e]! >= 0) return out(next[e]!, g.ms[next[e]!]!);
+    const p = chainOf[e]!;
+    for (let t = g.tFirst[p]!; t < g.tFirst[p + 1]!; t++) {
+      const f = g.cEdges[g.cEdgeFirst[g.tHead[t]!]!]!;
+      out(f, g.tMs[t]! + g.ms[f]!);
+    }
+  };
   const range = (s: number, d: number) => [g.segFirst[2 * s + d]!, g.segFirst[2 * s + d + 1]!] as const;
-  const roadSources = (s: Snap): Seed[] => {
-    const out: Seed[] = [];
+  const roadRoute = (a: Snap, b: Snap): number => {
+    const dist = new Map<number, number>();
+    const q = new FlatQueue<number>();
     for (let d = 0; d < 2; d++) {
-      const [i0, i1] = range(s.seg, d);
-      if (i0 < i1) out.push([g.head[g.segEdges[i0]!]!, (d ? s.t : 1 - s.t) * g.ms[g.segEdges[i0]!]!]);
+      const [i0, i1] = range(a.seg, d);
+      if (i0 === i1) continue;
+      const e = g.segEdges[i0]!,
+        c = (d ? a.t : 1 - a.t) * g.ms[e]!;
+      if (c < (dist.get(e) ?? Infinity)) {
+        dist.set(e, c);
+        q.push(e, c);
+      }
     }
-    return out;
-  };
-  const roadTargets = (s: Snap): Seed[] => {
-    const out: Seed[] = [];
+    // entering a destination edge x pays the part of it up to the point instead of all of it
+    const toPoint = new Map<number, number>();
     for (let d = 0; d < 2; d++) {
-      const [i0, i1] = range(s.seg, d);
-      for (let i = i0; i < i1; i++) out.push([tailOf(g, g.segEdges[i]!), (d ? 1 - s.t : s.t) * g.ms[g.segEdges[i]!]!]);
+      const [i0, i1] = range(b.seg, d);
+      for (let i = i0; i < i1; i++) toPoint.set(g.segEdges[i]!, (d ? 1 - b.t : b.t) * g.ms[g.segEdges[i]!]!);
     }
-    return out;
+    let best = Infinity;
+    while (q.length) {
+      const du = q.peekValue()!,
+        u = q.pop()!;
+      if (du > dist.get(u)! || du >= best) continue;
+      moves(u, (f, cost) => {
+        const part = toPoint.get(f);
+        if (part !== undefined) best = Math.min(best, du + cost - g.ms[f]! + part);
+        const nd = du + cost;
+        if (nd < (dist.get(f) ?? Infinity)) {
+          dist.set(f, nd);
+          q.push(f, nd);
+        }
+      });
+    }
+    return best;
   };
+  const q = new CHQuery(g, g.meta.stats.chCoreNodes ?? 0);
+  const w = Uint32Array.from(g.tHead, (d, t) => g.tMs[t]! + g.cMs[d]!);
+  const turns = new BidiDijkstra({ n: g.cHead.length, first: g.tFirst, head: g.tHead, ms: w });
   return (a: Snap, b: Snap) => {
     const same = directPath(g, a, b)?.ms ?? Infinity;
     const { seeds, direct } = sourceSeeds(g, a, b);
-    const S = seedsOf(seeds),
-      T = seedsOf(targetSeeds(g, b));
+    const S: Seed[] = seedsOf(seeds),
+      T: Seed[] = seedsOf(targetSeeds(g, b));
     const ch = q.run(S, T)?.cost ?? Infinity;
     return {
-      road: Math.min(same, road.run(roadSources(a), roadTargets(b))),
+      road: Math.min(same, roadRoute(a, b)),
       chains: Math.min(same, direct?.ms ?? Infinity, ch),
-      /** the hierarchy's cost and plain Dijkstra's over the junction graph, from the same seeds */
+      /** the hierarchy's cost and plain Dijkstra's over chains and turns, from the same seeds */
       ch,
-      junctionDijkstra: junctions.run(S, T),
+      turnDijkstra: turns.run(S, T),
     };
   };
 }

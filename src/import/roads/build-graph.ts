@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { haversineMeters } from '../../core/geo.js';
 import { buildCH } from '../../routing/ch-build.js';
-import type { RoadGraph } from '../../routing/graph.js';
+import { GRAPH_VERSION, type RoadGraph } from '../../routing/graph.js';
 import { GrowF64, GrowI32, GrowU32 } from './grow.js';
 import { indexOfSorted } from '../../core/sorted.js';
 import type { OsmRoads } from './osm-read.js';
@@ -9,6 +9,7 @@ import { renumberForLocality } from './locality.js';
 import { splitRestrictedNodes, type Restriction } from './restrictions.js';
 import { buildChains, junctionFlags } from './chains.js';
 import { buildSegmentGrid, tinyComponents } from './segments.js';
+import { buildTurns } from './turns.js';
 import { applyViaWayRestrictions, resolveViaWayRestrictions } from './via-way.js';
 
 /** Builds the routable graph (edges, snapping segments, turn restrictions, contraction hierarchy) from OSM roads. */
@@ -21,14 +22,20 @@ export function buildRoadGraph(
   // after prepare() has returned: its arrays in the old numbering are garbage by now
   log('chains');
   const chains = buildChains(g0, junction);
-  const J = chains.jNode.length;
+  const J = chains.jNode.length,
+    C = chains.cHead.length;
+  log('turns');
+  const turns = buildTurns(g0, chains, junction);
+  // the hierarchy's original edge t: the turn and the whole chain it leads onto
+  const w = new Uint32Array(turns.tHead.length);
+  for (let t = 0; t < w.length; t++) w[t] = Math.min(turns.tMs[t]! + chains.cMs[turns.tHead[t]!]!, 0xffffffff);
   const { coreNodes, ...ch } = buildCH(
-    { n: J, first: chains.cFirst, head: chains.cHead, ms: chains.cMs },
+    { n: C, first: turns.tFirst, head: turns.tHead, ms: w },
     { progress: (done, total) => log('contraction', done, total) },
   );
   return {
     meta: {
-      version: 2,
+      version: GRAPH_VERSION,
       buildId: randomBytes(6).toString('hex'),
       source,
       builtAt: new Date().toISOString(),
@@ -46,7 +53,8 @@ export function buildRoadGraph(
         ...(viaWay.disconnected ? { viaWayDisconnected: viaWay.disconnected } : {}),
         ...(viaWay.ambiguous ? { viaWayAmbiguous: viaWay.ambiguous } : {}),
         junctions: J,
-        chains: chains.cHead.length,
+        chains: C,
+        turns: turns.tHead.length,
         chEdges: ch.chHead.length,
         chCoreNodes: coreNodes,
         ways: o.wayCls.length,
@@ -64,6 +72,7 @@ export function buildRoadGraph(
     cellFirst: grid.cellFirst,
     cellSeg: grid.cellSeg,
     ...chains,
+    ...turns,
     ...ch,
   };
 }

@@ -20,10 +20,11 @@ interface Segments {
 const count = (g: Segments, s: number, d: number) => g.segFirst[2 * s + d + 1]! - g.segFirst[2 * s + d]!;
 
 /**
- * 1 for a junction, 0 for a chain node: an OSM node (below baseNodes) with no turn-restriction copies, touched by
- * exactly two segment ends, as the b end of segment s and the a end of segment s + 1 of the same way, with its two
- * neighbours at different places and one graph edge per drivable direction on both sides. Everything else (way
- * ends, crossings, restricted junctions and their copies) is a junction.
+ * 0 for a chain node: an OSM node (below baseNodes) with no turn-restriction copies, touched by exactly two segment
+ * ends, as the b end of segment s and the a end of segment s + 1 of the same way, with its two neighbours at
+ * different places and one graph edge per drivable direction on both sides. Everything else (way ends, crossings,
+ * restricted junctions and their copies) is a junction, flagged with the number of road segments that meet there
+ * (1 to 255; a copy has its junction's), which prices the turns made there (turns.ts).
  */
 export function junctionFlags(
   n: number,
@@ -35,13 +36,14 @@ export function junctionFlags(
   const S = g.segA.length;
   const touches = new Uint8Array(n);
   const touch = (v: number) => {
-    if (touches[v]! < 3) touches[v]!++;
+    if (touches[v]! < 255) touches[v]!++;
   };
   for (let s = 0; s < S; s++) {
     touch(g.segA[s]!);
     touch(g.segB[s]!);
   }
-  const junction = new Uint8Array(n).fill(1);
+  const junction = new Uint8Array(n);
+  for (let v = 0; v < baseNodes; v++) junction[v] = Math.max(1, touches[v]!);
   const wayOf = (s: number, d: number) => way[g.segEdges[g.segFirst[2 * s + d]!]!]!;
   for (let s = 0; s + 1 < S; s++) {
     const v = g.segB[s]!;
@@ -57,7 +59,10 @@ export function junctionFlags(
     }
     if (ok) junction[v] = 0;
   }
-  for (let i = 0; i < copyBase.length; i++) junction[copyBase[i]!] = 1;
+  for (let i = 0; i < copyBase.length; i++) {
+    const b = copyBase[i]!;
+    junction[b] = junction[baseNodes + i] = Math.max(1, touches[b]!);
+  }
   return junction;
 }
 
