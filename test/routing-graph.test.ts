@@ -173,7 +173,7 @@ describe('contraction hierarchy', () => {
     const n = g.n;
     // a low core limit leaves an uncontracted core, so the core phase of the query is exercised too
     const full = buildCH(g),
-      cored = buildCH(g, { coreDegree: 5 });
+      cored = buildCH(g, { coreDegree: 4, smallCore: 0 });
     expect(cored.coreNodes).toBeGreaterThan(100);
     const q = new CHQuery(full),
       qc = new CHQuery(cored, cored.coreNodes),

@@ -14,9 +14,9 @@ describe('CH unpacking', () => {
     // the thread's list, and a query's own growable arrays for paths too long for it (a limit of 0 or 40 parts)
     for (const [limit, ch] of [
       [Infinity, buildCH(g)],
-      [Infinity, buildCH(g, { coreDegree: 5 })],
+      [Infinity, buildCH(g, { coreDegree: 4, smallCore: 0 })],
       [0, buildCH(g)],
-      [40, buildCH(g, { coreDegree: 5 })],
+      [40, buildCH(g, { coreDegree: 4, smallCore: 0 })],
     ] as const) {
       setUnpackListLimit(limit);
       const q = new CHQuery(ch, ch.coreNodes);
@@ -136,12 +136,14 @@ describe('route assembly', () => {
 
   it('gathers pieces in the thread scratch or in arrays of its own alike, dropping zero-length pieces', () => {
     const { g, from, to, edges, E } = line(400);
-    const build = (limit: number) => {
+    // turns before every tenth edge (some of them zero-length: their turn goes to the next piece kept) and one
+    // before the final partial piece
+    const extra = Uint32Array.from({ length: edges.length + 1 }, (_, k) => (k % 10 === 0 ? 1000 + k : 0));
+    const build = (limit: number, turns?: Uint32Array) => {
       setPathScratchLimit(limit);
-      const heads = new Uint32Array(edges.length);
-      const p = assemble(g, from, to, 1, edges, E - 1, heads);
+      const p = assemble(g, from, to, 1, edges, E - 1, turns);
       setPathScratchLimit(Infinity);
-      return { p, heads };
+      return { p };
     };
     const a = build(Infinity),
       b = build(0);
@@ -156,8 +158,13 @@ describe('route assembly', () => {
       ms: p.ms,
     });
     expect(used(a)).toEqual(used(b));
-    expect(Array.from(a.heads)).toEqual(Array.from(edges, (e) => e + 1));
-    expect(Array.from(b.heads)).toEqual(Array.from(a.heads));
+    const ta = build(Infinity, extra),
+      tb = build(0, extra);
+    expect(used(ta)).toEqual(used(tb));
+    const turnMs = extra.reduce((x, y) => x + y, 0);
+    expect(ta.p.ms).toBe(a.p.ms + turnMs);
+    expect(Array.from(ta.p.time.subarray(0, ta.p.n)).reduce((x, y) => x + y, 0)).toBeCloseTo(a.p.ms + turnMs, 6);
+    expect(ta.p.time[ta.p.n - 1]).toBe(a.p.time[a.p.n - 1]! + extra[edges.length]!);
     const zero = Array.from(edges).filter((e) => g.dist[e] === 0).length;
     expect(zero).toBeGreaterThan(50);
     expect(a.p.n).toBe(edges.length - zero + 2); // the partial pieces at both ends

@@ -217,6 +217,6 @@ function locallyOptimal(check: CHQuery, q: CHQuery, v: number, sNode: number, T:
   }
   const sub = before + jPos - iPos;
   if (iNode === jNode || sub <= 0) return true;
-  const r = check.run([[iNode, 0]], [[jNode, 0]]);
-  return r !== undefined && r.cost >= sub - 1; // 1 ms tolerance for equal-cost ties
+  // locally optimal unless a path 1 ms (a tie) or more shorter exists, which is all the search looks for
+  return check.run([[iNode, 0]], [[jNode, 0]], 0, sub - 1) === undefined;
 }

@@ -62,9 +62,10 @@ export class CHQuery {
    * the searches go on past the shortest path for alternatives, and `meetNodes` lists every node both reached at
    * a cost up to `viaStretch` x the best (a via node costs at least its key in either search, so a search stops
    * once its smallest key passes that bound: on a country graph running to exhaustion settled twice the nodes);
-   * Infinity runs them to exhaustion.
+   * Infinity runs them to exhaustion. With `below` (a plain query), whether there is a path cheaper than that:
+   * the first one the searches meet on is answered (not necessarily the shortest), undefined when there is none.
    */
-  run(sources: Seed[], targets: Seed[], viaStretch = 0): { meet: number; cost: number } | undefined {
+  run(sources: Seed[], targets: Seed[], viaStretch = 0, below = Infinity): { meet: number; cost: number } | undefined {
     const full = viaStretch > 0;
     const { fwd: F, bwd: B, qF, qB, ch } = this;
     const steps0 = this.steps;
@@ -76,7 +77,7 @@ export class CHQuery {
     this.unpacker.forget();
     for (const [v, o] of sources) if (F.relax(v, o, -1)) qF.push(v, o);
     for (const [v, o] of targets) if (B.relax(v, o, -1)) qB.push(v, o);
-    let best = Infinity,
+    let best = below,
       meet = -1;
     const consider = (v: number) => {
       const c = F.dist(v) + B.dist(v);
@@ -86,8 +87,9 @@ export class CHQuery {
       }
     };
     for (const [v] of sources) if (B.has(v)) consider(v);
+    const any = below < Infinity;
     let fwd = true;
-    while (qF.length || qB.length) {
+    while ((qF.length || qB.length) && !(any && meet >= 0)) {
       const bound = full ? viaStretch * best : best;
       const fDone = !qF.length || (full ? qF.peekValue()! > bound : qF.peekValue()! >= bound);
       const bDone = !qB.length || (full ? qB.peekValue()! > bound : qB.peekValue()! >= bound);
@@ -103,6 +105,7 @@ export class CHQuery {
           if (full) this.meetNodes.push(u);
         }
         if (ch.rank[u]! >= this.coreStart) continue; // core entry: expanded in phase 2
+        if (this.stalledF(u, d)) continue;
         for (let i = ch.upFirst[u]!; i < ch.upFirst[u + 1]!; i++) {
           const e = ch.upEdge[i]!,
             v = ch.chHead[e]!,
@@ -119,6 +122,7 @@ export class CHQuery {
           if (full) this.meetNodes.push(u);
         }
         if (ch.rank[u]! >= this.coreStart) continue;
+        if (this.stalledB(u, d)) continue;
         for (let i = ch.dnFirst[u]!; i < ch.dnFirst[u + 1]!; i++) {
           const e = ch.dnEdge[i]!,
             v = ch.chTail[e]!,
@@ -190,6 +194,30 @@ export class CHQuery {
     }
     if (full) for (const v of this.coreList) if (F.has(v) && B.has(v)) this.meetNodes.push(v);
     return { best, meet };
+  }
+
+  /**
+   * Stall-on-demand: u, settled at d by the forward search, is not expanded when a node above it that the search
+   * has reached leads down to it for less (its distance is then not the shortest, and no shortest path climbs on
+   * from it).
+   */
+  private stalledF(u: number, d: number): boolean {
+    const { ch, fwd: F } = this;
+    for (let i = ch.dnFirst[u]!; i < ch.dnFirst[u + 1]!; i++) {
+      const e = ch.dnEdge[i]!;
+      if (F.dist(ch.chTail[e]!) + ch.chW[e]! < d) return true;
+    }
+    return false;
+  }
+
+  /** stalledF for the backward search: a node above u it has reached that u leads up to for less. */
+  private stalledB(u: number, d: number): boolean {
+    const { ch, bwd: B } = this;
+    for (let i = ch.upFirst[u]!; i < ch.upFirst[u + 1]!; i++) {
+      const e = ch.upEdge[i]!;
+      if (B.dist(ch.chHead[e]!) + ch.chW[e]! < d) return true;
+    }
+    return false;
   }
 
   /** v's parent in the forward search tree (call only when parF(v) >= 0). */

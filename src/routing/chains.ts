@@ -42,21 +42,32 @@ export function chainsOf(g: RoadGraph, turns: Uint32Array): Uint32Array {
   return out;
 }
 
-/** Road edges `before`, then those of `chains` in order, then `after`, in one array. */
-function chainRoads(g: RoadGraph, before: number[], chains: Uint32Array, after: number[]): Uint32Array {
-  const cf = g.cEdgeFirst;
+/**
+ * Road edges `before`, then those of the chains `turns` lead onto, in order, then `after`, in one array; with the
+ * time of each turn on the first road edge of its chain, and `lastTurnMs` on the first of `after` (or on the
+ * final piece when `after` is empty), as path.ts assemble() takes them.
+ */
+function turnRoads(g: RoadGraph, before: number[], turns: Uint32Array, after: number[], lastTurnMs: number) {
+  const { cEdgeFirst: cf, cEdges: ce, tHead, tMs } = g;
+  const chains = new Uint32Array(turns.length);
   let n = before.length + after.length;
-  for (let i = 0; i < chains.length; i++) n += cf[chains[i]! + 1]! - cf[chains[i]!]!;
-  const out = new Uint32Array(n);
-  out.set(before);
-  let at = before.length;
-  for (let i = 0; i < chains.length; i++) {
-    const c = chains[i]!;
-    out.set(g.cEdges.subarray(cf[c], cf[c + 1]), at);
-    at += cf[c + 1]! - cf[c]!;
+  for (let i = 0; i < turns.length; i++) {
+    const c = (chains[i] = tHead[turns[i]!]!);
+    n += cf[c + 1]! - cf[c]!;
   }
-  out.set(after, at);
-  return out;
+  const roads = new Uint32Array(n),
+    extra = new Uint32Array(n + 1);
+  roads.set(before);
+  let at = before.length;
+  // element by element: a subarray per chain (10^3 of them on a long route) cost more than the copying
+  for (let i = 0; i < turns.length; i++) {
+    const c = chains[i]!;
+    extra[at] = tMs[turns[i]!]!;
+    for (let k = cf[c]!, end = cf[c + 1]!; k < end; k++) roads[at++] = ce[k]!;
+  }
+  extra[at] = lastTurnMs;
+  roads.set(after, at);
+  return { chains, roads, extra };
 }
 
 /**
@@ -204,22 +215,6 @@ export function route(ends: RouteEnds, sNode: number, turns: Uint32Array, tNode:
   const { g } = ends;
   const source = seedAt(ends.S, sNode),
     target = seedAt(ends.T, tNode);
-  const chains = chainsOf(g, turns);
-  const roads = chainRoads(g, source.roads, chains, target.roads);
-  const p = { ...assemble(g, ends.from, ends.to, source.end, roads, target.end), edges: chains };
-  // each turn at the junction its chain starts from: the node the previous chain ended at
-  let i = 0;
-  const charge = (at: number, ms: number) => {
-    if (!ms) return;
-    while (i < p.n - 1 && p.node[i] !== at) i++;
-    p.time[Math.min(i + 1, p.n - 1)]! += ms;
-    p.ms += ms;
-  };
-  let prev = sNode;
-  for (let k = 0; k < turns.length; k++) {
-    charge(g.jNode[g.cHead[prev]!]!, g.tMs[turns[k]!]!);
-    prev = chains[k]!;
-  }
-  charge(g.jNode[g.cHead[prev]!]!, target.turnMs);
-  return p;
+  const { chains, roads, extra } = turnRoads(g, source.roads, turns, target.roads, target.turnMs);
+  return { ...assemble(g, ends.from, ends.to, source.end, roads, target.end, extra), edges: chains };
 }

@@ -47,7 +47,6 @@ const P_NODE = new Int32Array(PIECES);
 const P_DIST = new Float64Array(PIECES);
 const P_TIME = new Float64Array(PIECES);
 const P_PTS = new Float64Array(2 * PIECES + 2);
-const P_HEADS = new Uint32Array(PIECES);
 let piecesLimit = PIECES;
 
 /** Tests: a lower limit for routes gathered in the scratch pieces (down to 0), so others get their own arrays. */
@@ -57,10 +56,20 @@ export function setPathScratchLimit(n: number): void {
 
 /**
  * PathBuilder.add for each of `edges` (a connected run from node `prev`) into the scratch pieces, after `n` pieces
- * summing to distM / ms; the node each edge leads to goes to P_HEADS. Each piece starts where the previous edge
- * ended, so every node's coordinates are read once.
+ * summing to distM / ms, each edge taking `extra[k]` ms more (a turn made before it), and the first piece kept
+ * `carry` ms more (turns before edges too short to be pieces). Each piece starts where the previous edge ended, so
+ * every node's coordinates are read once.
  */
-function gatherEdges(g: RoadGraph, edges: Uint32Array, prev: number, n: number, distM: number, ms: number) {
+function gatherEdges(
+  g: RoadGraph,
+  edges: Uint32Array,
+  extra: Uint32Array,
+  prev: number,
+  n: number,
+  distM: number,
+  ms: number,
+  carry: number,
+) {
   const { head, lon, lat } = g,
     gWay = g.way,
     gDist = g.dist,
@@ -73,9 +82,10 @@ function gatherEdges(g: RoadGraph, edges: Uint32Array, prev: number, n: number, 
       tx = lon[h]!,
       ty = lat[h]!,
       d = gDist[e]!;
-    P_HEADS[k] = h;
+    carry += extra[k]!;
     if (!(d <= 0.01)) {
-      const t = gMs[e]!;
+      const t = gMs[e]! + carry;
+      carry = 0;
       if (n === 0) {
         P_PTS[0] = fx;
         P_PTS[1] = fy;
@@ -93,7 +103,7 @@ function gatherEdges(g: RoadGraph, edges: Uint32Array, prev: number, n: number, 
     fx = tx;
     fy = ty;
   }
-  return { n, distM, ms };
+  return { n, distM, ms, carry };
 }
 
 /** Collects pieces in driving order; pieces of (almost) zero length carry no geometry and would confuse bearings. */
@@ -117,6 +127,8 @@ class PathBuilder {
   }
   /** The first piece offered, kept in case every piece turns out zero-length (a route of one point). */
   private first: Parameters<PathBuilder['add']> | undefined;
+  /** Time (turns, dropped pieces) that goes to the next piece kept. */
+  carry = 0;
   add(
     way: number,
     distM: number,
@@ -150,17 +162,18 @@ class PathBuilder {
     p.way[i] = way;
     p.node[i] = node;
     p.dist[i] = distM;
-    p.time[i] = ms;
+    p.time[i] = ms + this.carry;
     p.pts[2 * i + 2] = toLng;
     p.pts[2 * i + 3] = toLat;
     p.distM += distM;
-    p.ms += ms;
+    p.ms += ms + this.carry;
+    this.carry = 0;
   }
   /**
-   * `add` for each of `edges` (a connected run starting at node `prev`): a long route has ~10^4 of them. With
-   * `heads` (as long as `edges`), the node each edge leads to is kept there too.
+   * `add` for each of `edges` (a connected run starting at node `prev`; a long route has ~10^4 of them), each
+   * taking `extra[k]` ms more (the turn made before it).
    */
-  addEdges(g: RoadGraph, edges: Uint32Array, prev: number, heads?: Uint32Array) {
+  addEdges(g: RoadGraph, edges: Uint32Array, extra: Uint32Array, prev: number) {
     const p = this.p;
     if (this.first === undefined && edges.length > 0) {
       const e = edges[0]!,
@@ -168,11 +181,11 @@ class PathBuilder {
       this.first = [g.way[e]!, g.dist[e]!, g.ms[e]!, g.lon[prev]!, g.lat[prev]!, g.lon[h]!, g.lat[h]!, h];
     }
     if (this.scratch) {
-      const r = gatherEdges(g, edges, prev, p.n, p.distM, p.ms);
+      const r = gatherEdges(g, edges, extra, prev, p.n, p.distM, p.ms, this.carry);
       p.n = r.n;
       p.distM = r.distM;
       p.ms = r.ms;
-      heads?.set(P_HEADS.subarray(0, edges.length));
+      this.carry = r.carry;
       return;
     }
     let fx = g.lon[prev]!,
@@ -182,7 +195,7 @@ class PathBuilder {
         h = g.head[e]!,
         tx = g.lon[h]!,
         ty = g.lat[h]!;
-      if (heads) heads[k] = h;
+      this.carry += extra[k]!;
       if (!(g.dist[e]! <= 0.01)) this.put(g.way[e]!, g.dist[e]!, g.ms[e]!, fx, fy, tx, ty, h);
       fx = tx;
       fy = ty;
@@ -191,6 +204,11 @@ class PathBuilder {
   done(): RoutePath {
     const p = this.p;
     if (p.n === 0 && this.first) this.put(...this.first);
+    if (this.carry && p.n) {
+      // time left over after the last piece (a turn onto a destination at the junction itself)
+      p.time[p.n - 1]! += this.carry;
+      p.ms += this.carry;
+    }
     if (!this.scratch) return p;
     const n = p.n;
     return {
@@ -228,8 +246,9 @@ function partial(g: RoadGraph, s: Snap, node: number, atStart: boolean, out: Pat
 }
 
 /**
- * Assembles a full route from the source seed node, the graph edges between, and the target seed node. With
- * `heads` (as long as `edges`), the node each edge leads to is kept there too.
+ * Assembles a full route from the source seed node, the graph edges between, and the target seed node. `extra`
+ * (edges.length + 1 entries, when given) is the time of turns: extra[k] is made before edge k, the last one before
+ * the final partial piece.
  */
 export function assemble(
   g: RoadGraph,
@@ -238,11 +257,12 @@ export function assemble(
   sNode: number,
   edges: Uint32Array,
   tNode: number,
-  heads?: Uint32Array,
+  extra: Uint32Array = new Uint32Array(edges.length + 1),
 ): RoutePath {
   const b = new PathBuilder(edges.length + 2, edges);
   partial(g, from, sNode, true, b);
-  b.addEdges(g, edges, sNode, heads);
+  b.addEdges(g, edges, extra, sNode);
+  b.carry += extra[edges.length]!;
   partial(g, to, tNode, false, b);
   return b.done();
 }
