@@ -8,7 +8,8 @@
  *   npx tsx bench/routing-phases.ts --graph <data>/roads.graph [--layout <country.osm.pbf>.layout.json]
  *     [--base <dir>] [--build <dir>] [--long 300] [--local 300] [--reps 3]
  * `--build` (default dist/) and `--base` are compiled trees holding routing/*.js (for a baseline:
- * `git worktree add /tmp/base <commit> && (cd /tmp/base && npm ci && npm run build)`, then `--base /tmp/base/dist`).
+ * `git worktree add /tmp/base <commit> && (cd /tmp/base && npm ci && npm run build)`, then `--base /tmp/base/dist`);
+ * a baseline must read the graph the same way (the hierarchy over turns, graph file version 3, since turn costs).
  * `--layout` is the layout file of a synthetic country (bench/scale.ts): long pairs then join copies far apart and
  * local pairs stay inside one copy; without it pairs are random road nodes, split by distance.
  */
@@ -36,15 +37,13 @@ interface LatLng {
   lng: number;
 }
 type Pair = [LatLng, LatLng];
-type Mods = { be: any; snap: any; path: any; alts: any; man: any; graph: any; chains?: any };
+type Mods = { be: any; snap: any; path: any; alts: any; man: any; graph: any; chains: any };
 
 async function load(dir: string): Promise<Mods> {
   const m = (f: string) => import(pathToFileURL(resolve(dir, 'routing', f)).href);
-  const [be, snap, path, alts, man, graph] = await Promise.all(
-    ['builtin-engine.js', 'snap.js', 'path.js', 'alternatives.js', 'maneuvers.js', 'graph.js'].map(m),
+  const [be, snap, path, alts, man, graph, chains] = await Promise.all(
+    ['builtin-engine.js', 'snap.js', 'path.js', 'alternatives.js', 'maneuvers.js', 'graph.js', 'chains.js'].map(m),
   );
-  // builds from before the hierarchy over junctions (chains.js) seed and assemble at road nodes
-  const chains = await m('chains.js').catch(() => undefined);
   return { be, snap, path, alts, man, graph, chains };
 }
 
@@ -131,25 +130,17 @@ function phases(k: string, [A, B]: Pair, into: Record<string, number[]>): void {
     return r;
   };
   const C = M.chains;
-  const S = C ? C.sourceSeeds(g, a, b).seeds : undefined,
-    T = C ? C.targetSeeds(g, b) : undefined;
-  const sources = C ? C.seedsOf(S) : M.path.sourceSeeds(g, a),
-    targets = C ? C.seedsOf(T) : M.path.targetSeeds(g, b);
+  const S = C.sourceSeeds(g, a, b).seeds,
+    T = C.targetSeeds(g, b);
+  const sources = C.seedsOf(S),
+    targets = C.seedsOf(T);
   const r = time('ch', () => q.run(sources, targets, M.alts.MAX_STRETCH));
   const settledFull: unknown = q.lastSettled;
   if (!r) return;
-  const edges = time('unpack', () => q.unpack(r.meet));
+  const turns = time('unpack', () => q.unpack(r.meet));
   const ends = { g, from: a, to: b, S, T };
-  const primary = time('assemble', () =>
-    C
-      ? C.route(ends, q.seedF(r.meet), edges, q.seedB(r.meet))
-      : M.path.assemble(g, a, b, q.seedF(r.meet), edges, q.seedB(r.meet)),
-  );
-  const alts = time('alternatives', () =>
-    C
-      ? M.alts.viaAlternatives(ends, q, check, primary, r.meet, r.cost, 2)
-      : M.alts.viaAlternatives(g, q, check, a, b, primary, r.meet, r.cost, 2),
-  );
+  const primary = time('assemble', () => C.route(ends, q.seedF(r.meet), turns, q.seedB(r.meet)));
+  const alts = time('alternatives', () => M.alts.viaAlternatives(ends, q, check, primary, r.meet, r.cost, 2));
   const all = [primary, ...alts];
   time('maneuvers', () => all.map((p) => M.man.maneuvers(g, p, 'en')));
   time('line', () => all.map((p) => M.path.lineJson(p)));

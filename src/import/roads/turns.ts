@@ -19,7 +19,7 @@ export function buildTurns(
   const { jNode, cFirst, cHead, cEdgeFirst, cEdges } = c;
   const C = cHead.length,
     J = jNode.length;
-  // the node each chain's last road edge comes from, and each chain's tail junction's node
+  // the node each chain's last road edge comes from (its tail junction for a chain of one road edge)
   const before = new Uint32Array(C);
   for (let j = 0; j < J; j++)
     for (let p = cFirst[j]!; p < cFirst[j + 1]!; p++) {
