@@ -48,13 +48,10 @@ export function chainsOf(g: RoadGraph, turns: Uint32Array): Uint32Array {
  * final piece when `after` is empty), as path.ts assemble() takes them.
  */
 function turnRoads(g: RoadGraph, before: number[], turns: Uint32Array, after: number[], lastTurnMs: number) {
-  const { cEdgeFirst: cf, cEdges: ce, tHead, tMs } = g;
-  const chains = new Uint32Array(turns.length);
+  const { cEdgeFirst: cf, cEdges: ce, tMs } = g;
+  const chains = chainsOf(g, turns);
   let n = before.length + after.length;
-  for (let i = 0; i < turns.length; i++) {
-    const c = (chains[i] = tHead[turns[i]!]!);
-    n += cf[c + 1]! - cf[c]!;
-  }
+  for (let i = 0; i < chains.length; i++) n += cf[chains[i]! + 1]! - cf[chains[i]!]!;
   const roads = new Uint32Array(n),
     extra = new Uint32Array(n + 1);
   roads.set(before);
