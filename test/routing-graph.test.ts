@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildRoadGraph } from '../src/import/roads/build-graph.js';
 import { renumberForLocality } from '../src/import/roads/locality.js';
+import { osmRoads } from './helpers/osm-roads.js';
 import type { OsmRoads, RawRestriction } from '../src/import/roads/osm-read.js';
-import { carProfile, classCode, parseMaxspeed } from '../src/routing/profile.js';
+import { carProfile, parseMaxspeed } from '../src/routing/profile.js';
 import { roadsImporter } from '../src/import/roads-importer.js';
 import { BuiltinEngine } from '../src/routing/builtin-engine.js';
 import { buildCH } from '../src/routing/ch-build.js';
@@ -56,13 +57,8 @@ describe('car profile', () => {
  *   0 - 1 - 2
  */
 function grid(restrictions: RawRestriction[]): OsmRoads {
-  const lat: number[] = [],
-    lon: number[] = [];
-  for (let r = 0; r < 3; r++)
-    for (let c = 0; c < 3; c++) {
-      lat.push(43.7 + r * 0.002);
-      lon.push(7.4 + c * 0.003);
-    }
+  const nodes: Array<[number, number]> = [];
+  for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) nodes.push([43.7 + r * 0.002, 7.4 + c * 0.003]);
   const ways = [
     [0, 1, 2],
     [3, 4, 5],
@@ -71,29 +67,7 @@ function grid(restrictions: RawRestriction[]): OsmRoads {
     [1, 4, 7],
     [2, 5, 8],
   ];
-  const refStart = [0];
-  const refs: number[] = [];
-  for (const w of ways) {
-    refs.push(...w);
-    refStart.push(refs.length);
-  }
-  return {
-    nodeIds: Float64Array.from(lat.map((_, i) => i + 1)),
-    lat: Float64Array.from(lat),
-    lon: Float64Array.from(lon),
-    found: new Uint8Array(9).fill(1),
-    refStart: Uint32Array.from(refStart),
-    refs: Uint32Array.from(refs),
-    wayCls: new Uint8Array(6).fill(classCode('residential')),
-    wayOneway: new Int32Array(6),
-    waySpeed: new Float64Array(6).fill(30),
-    wayRoundabout: new Uint8Array(6),
-    wayName: Uint32Array.from([0, 1, 2, 3, 4, 5]),
-    names: ways.map((_, i) => [`Street ${i}`, `شارع ${i}`, '', ''] as [string, string, string, string]),
-    wayIndexByOsmId: new Map(ways.map((_, i) => [100 + i, i])),
-    restrictions,
-    skipped: { viaWayRestrictions: 0, badRestrictions: 0 },
-  };
+  return osmRoads(nodes, ways, { restrictions, names: (i) => [`Street ${i}`, `شارع ${i}`, '', ''] });
 }
 
 describe('turn restrictions (node splitting)', () => {
@@ -333,30 +307,11 @@ describe('junctions and chains', () => {
       [4, 5, 6, 7],
       [7, 8, 9, 10, 7],
     ];
-    const refStart = [0];
-    const refs: number[] = [];
-    for (const w of ways) {
-      refs.push(...w);
-      refStart.push(refs.length);
-    }
-    const n = ways.length;
-    return {
-      nodeIds: Float64Array.from(at.map((_, i) => i + 1)),
-      lat: Float64Array.from(at.map(([r]) => 43.7 + r * 0.002)),
-      lon: Float64Array.from(at.map(([, c]) => 7.4 + c * 0.002)),
-      found: new Uint8Array(at.length).fill(1),
-      refStart: Uint32Array.from(refStart),
-      refs: Uint32Array.from(refs),
-      wayCls: new Uint8Array(n).fill(classCode('residential')),
-      wayOneway: Int32Array.from([0, 0, 0, 1, 0]),
-      waySpeed: new Float64Array(n).fill(30),
-      wayRoundabout: new Uint8Array(n),
-      wayName: Uint32Array.from(ways.map((_, i) => i)),
-      names: ways.map((_, i) => [`Road ${i}`, '', '', ''] as [string, string, string, string]),
-      wayIndexByOsmId: new Map(ways.map((_, i) => [100 + i, i])),
-      restrictions: [],
-      skipped: { viaWayRestrictions: 0, badRestrictions: 0 },
-    };
+    return osmRoads(
+      at.map(([r, c]) => [43.7 + r * 0.002, 7.4 + c * 0.002]),
+      ways,
+      { oneway: [0, 0, 0, 1, 0] },
+    );
   }
 
   it('chain every road edge once between junctions, and route alike with and without them', () => {

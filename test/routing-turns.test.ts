@@ -4,9 +4,9 @@ import type { OsmRoads } from '../src/import/roads/osm-read.js';
 import { BuiltinEngine } from '../src/routing/builtin-engine.js';
 import { turnOnto } from '../src/routing/chains.js';
 import type { RoadGraph } from '../src/routing/graph.js';
-import { classCode } from '../src/routing/profile.js';
 import { pathManeuvers } from '../src/routing/route-record.js';
 import { turnAngle, turnMs, U_TURN_MS } from '../src/routing/turn-cost.js';
+import { osmRoads } from './helpers/osm-roads.js';
 
 /**
  * A crossroads C with four two-way arms: west W - C - east E (one way across), north C - N, south C - S; N is a dead
@@ -34,30 +34,11 @@ function crossroads(): OsmRoads {
     ['E', 'F'],
     ['T', 'T2'],
   ].map((w) => w.map(id));
-  const refStart = [0];
-  const refs: number[] = [];
-  for (const w of ways) {
-    refs.push(...w);
-    refStart.push(refs.length);
-  }
-  const n = ways.length;
-  return {
-    nodeIds: Float64Array.from(names.map((_, i) => i + 1)),
-    lat: Float64Array.from(names.map((k) => 31.95 + at[k]![0] * 0.002)),
-    lon: Float64Array.from(names.map((k) => 35.91 + at[k]![1] * 0.002)),
-    found: new Uint8Array(names.length).fill(1),
-    refStart: Uint32Array.from(refStart),
-    refs: Uint32Array.from(refs),
-    wayCls: new Uint8Array(n).fill(classCode('residential')),
-    wayOneway: new Int32Array(n),
-    waySpeed: new Float64Array(n).fill(36),
-    wayRoundabout: new Uint8Array(n),
-    wayName: Uint32Array.from(ways.map((_, i) => i)),
-    names: ways.map((_, i) => [`Road ${i}`, '', '', ''] as [string, string, string, string]),
-    wayIndexByOsmId: new Map(ways.map((_, i) => [100 + i, i])),
-    restrictions: [],
-    skipped: { viaWayRestrictions: 0, badRestrictions: 0 },
-  };
+  return osmRoads(
+    names.map((k) => [31.95 + at[k]![0] * 0.002, 35.91 + at[k]![1] * 0.002]),
+    ways,
+    { kmh: 36 },
+  );
 }
 
 /** The chain driven from place a to place b (both junctions), by coordinates (`o`: the reader's, kept). */

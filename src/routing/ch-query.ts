@@ -105,7 +105,7 @@ export class CHQuery {
           if (full) this.meetNodes.push(u);
         }
         if (ch.rank[u]! >= this.coreStart) continue; // core entry: expanded in phase 2
-        if (this.stalledF(u, d)) continue;
+        if (this.stalled(u, d, ch.dnFirst, ch.dnEdge, ch.chTail, F)) continue;
         for (let i = ch.upFirst[u]!; i < ch.upFirst[u + 1]!; i++) {
           const e = ch.upEdge[i]!,
             v = ch.chHead[e]!,
@@ -122,7 +122,7 @@ export class CHQuery {
           if (full) this.meetNodes.push(u);
         }
         if (ch.rank[u]! >= this.coreStart) continue;
-        if (this.stalledB(u, d)) continue;
+        if (this.stalled(u, d, ch.upFirst, ch.upEdge, ch.chHead, B)) continue;
         for (let i = ch.dnFirst[u]!; i < ch.dnFirst[u + 1]!; i++) {
           const e = ch.dnEdge[i]!,
             v = ch.chTail[e]!,
@@ -197,25 +197,15 @@ export class CHQuery {
   }
 
   /**
-   * Stall-on-demand: u, settled at d by the forward search, is not expanded when a node above it that the search
-   * has reached leads down to it for less (its distance is then not the shortest, and no shortest path climbs on
-   * from it).
+   * Stall-on-demand: u, settled at d by search S, is not expanded when a node above it that S has reached leads to
+   * it for less (u's distance is then not the shortest, and no shortest path climbs on from it). For the forward
+   * search those are the tails of u's down edges; for the backward one, the heads of its up edges.
    */
-  private stalledF(u: number, d: number): boolean {
-    const { ch, fwd: F } = this;
-    for (let i = ch.dnFirst[u]!; i < ch.dnFirst[u + 1]!; i++) {
-      const e = ch.dnEdge[i]!;
-      if (F.dist(ch.chTail[e]!) + ch.chW[e]! < d) return true;
-    }
-    return false;
-  }
-
-  /** stalledF for the backward search: a node above u it has reached that u leads up to for less. */
-  private stalledB(u: number, d: number): boolean {
-    const { ch, bwd: B } = this;
-    for (let i = ch.upFirst[u]!; i < ch.upFirst[u + 1]!; i++) {
-      const e = ch.upEdge[i]!;
-      if (B.dist(ch.chHead[e]!) + ch.chW[e]! < d) return true;
+  private stalled(u: number, d: number, first: Uint32Array, list: Uint32Array, end: Uint32Array, S: SearchSpace) {
+    const w = this.ch.chW;
+    for (let i = first[u]!; i < first[u + 1]!; i++) {
+      const e = list[i]!;
+      if (S.dist(end[e]!) + w[e]! < d) return true;
     }
     return false;
   }

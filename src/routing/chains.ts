@@ -22,9 +22,8 @@ export function junctionOf(g: RoadGraph, v: number): number {
   return j;
 }
 
-/** The chain whose first road edge is x (x leaves a junction). */
-function chainFrom(g: RoadGraph, x: number): number {
-  const j = junctionOf(g, tailOf(g, x));
+/** The chain whose first road edge is x (x leaves junction j). */
+function chainFrom(g: RoadGraph, x: number, j = junctionOf(g, tailOf(g, x))): number {
   for (let c = g.cFirst[j]!; c < g.cFirst[j + 1]!; c++) if (g.cEdges[g.cEdgeFirst[c]!] === x) return c;
   throw new Error(`road edge ${x} starts no chain`);
 }
@@ -137,8 +136,8 @@ function chainOf(g: RoadGraph, s: number, d: number, e: number): number {
 export function targetSeeds(g: RoadGraph, s: Snap): ChainSeed[] {
   const seeds: ChainSeed[] = [];
   const enter = (x: number, end: number, roads: number[], roadsMs: number, offset: number) => {
-    const d = chainFrom(g, x),
-      j = junctionOf(g, tailOf(g, x));
+    const j = junctionOf(g, tailOf(g, x)),
+      d = chainFrom(g, x, j);
     for (let i = g.cInFirst[j]!; i < g.cInFirst[j + 1]!; i++) {
       const p = g.cIn[i]!,
         t = turnOnto(g, p, d);

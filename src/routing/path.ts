@@ -127,7 +127,7 @@ class PathBuilder {
   }
   /** The first piece offered, kept in case every piece turns out zero-length (a route of one point). */
   private first: Parameters<PathBuilder['add']> | undefined;
-  /** Time (turns, dropped pieces) that goes to the next piece kept. */
+  /** Turn time not yet on a piece: it goes on the next piece kept. */
   carry = 0;
   add(
     way: number,
