@@ -10,11 +10,13 @@
  * Directions always answer with up to two alternatives and maneuvers: the spec has no switch for either.
  *
  *   npm run bench:scale -- [--copies 600] [--memory 4g] [--pbf FILE] [--keep DIR] [--routes 300]
+ *     [--compare-env K=V[,K=V]]
  *
  * --pbf FILE needs FILE.layout.json beside it (synth-country writes one). --keep DIR imports into DIR and keeps it;
  * a later run with the same DIR skips each stage whose output is newer than the PBF and shows its earlier figures,
  * marked "kept". Results also go to bench/results/scale-<timestamp>.json. Numbers from a shared machine move with its
- * load: the load average at start and end is printed.
+ * load: the load average at start and end is printed. --compare-env starts the server a second time with those
+ * SVCMAPS_* settings (e.g. SVCMAPS_ROUTING__SPLIT_ALTERNATIVES=false) and prints its routes and searches beside.
  */
 import { spawn } from 'node:child_process';
 import {
@@ -62,6 +64,18 @@ const copies = count('--copies', '600');
 const routesN = count('--routes', '300');
 const memory = parseSize(opt('--memory', '4g'));
 const keep = opt('--keep', '');
+// --compare-env K=V[,K=V]: the server runs a second time with these settings, its routes and searches beside
+const compareLabel = opt('--compare-env', '');
+const compareEnv = Object.fromEntries(
+  compareLabel
+    .split(',')
+    .filter(Boolean)
+    .map((kv) => {
+      const i = kv.indexOf('=');
+      if (i < 1) die('--compare-env takes K=V[,K=V]');
+      return [kv.slice(0, i), kv.slice(i + 1)];
+    }),
+);
 const pbf = opt('--pbf', '') || syntheticCountry(copies);
 if (!existsSync(`${pbf}.layout.json`))
   die(`${pbf}.layout.json is missing (synth-country.mjs writes it beside the PBF)`);
@@ -176,7 +190,7 @@ function pairs(rnd: () => number) {
   };
 }
 
-async function serve() {
+async function serve(env: Record<string, string> = {}) {
   // A fresh store each run: with --keep, an earlier run's warm answer cache (SQLite, kept 7 days) would answer the
   // same seeded routes and searches instead of the engines.
   for (const f of ['svcmaps.db', 'svcmaps.db-wal', 'svcmaps.db-shm']) rmSync(join(dataDir, f), { force: true });
@@ -184,6 +198,7 @@ async function serve() {
   const since = () => Math.round(performance.now() - t0);
   const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'serve-app.ts'), dataDir], {
     stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
   });
   process.once('exit', () => child.kill('SIGKILL'));
   const announced = new Promise<string>((res, rej) => {
@@ -301,8 +316,13 @@ async function serve() {
 }
 
 let server: Awaited<ReturnType<typeof serve>>;
+let baseline: Awaited<ReturnType<typeof serve>> | undefined;
 try {
   server = await serve();
+  if (Object.keys(compareEnv).length) {
+    process.stderr.write(`again with ${compareLabel}...\n`);
+    baseline = await serve(compareEnv);
+  }
 } finally {
   if (!keep) rmSync(dataDir, { recursive: true, force: true });
 }
@@ -332,6 +352,25 @@ const stats = (a: Answer[]) => {
 const long = stats(server.long),
   local = stats(server.local);
 const ac = { p50: pct(server.autocomplete.ms, 50), p99: pct(server.autocomplete.ms, 99) };
+const servingRows = (s: typeof server, tag: string): Array<[string, string]> => {
+  const long = stats(s.long),
+    local = stats(s.local);
+  const ac = { p50: pct(s.autocomplete.ms, 50), p99: pct(s.autocomplete.ms, 99) };
+  return [
+    [
+      `long routes${tag} (${s.long.length}, median ${f(long.medianKm)} km apart): p50 / p90 / p99 / max`,
+      `${f(long.p50, 1)} / ${f(long.p90, 1)} / ${f(long.p99, 1)} / ${f(long.max, 1)} ms; ${f(long.altShare * 100)}% with an alternative; ${outcomes(long.outcomes)}`,
+    ],
+    [
+      `local routes${tag} (${s.local.length}, median ${f(local.medianKm, 1)} km apart): p50 / p90 / p99 / max`,
+      `${f(local.p50, 2)} / ${f(local.p90, 2)} / ${f(local.p99, 1)} / ${f(local.max, 1)} ms; ${outcomes(local.outcomes)}`,
+    ],
+    [
+      `autocomplete${tag} (${s.autocomplete.ms.length} prefixes of ${s.autocomplete.names} names): p50 / p99`,
+      `${f(ac.p50, 1)} / ${f(ac.p99, 1)} ms; ${s.autocomplete.empty} empty, ${s.autocomplete.failed} failed`,
+    ],
+  ];
+};
 const load1 = loadavg()[0]!;
 const sum = (o: Record<string, number> | undefined) => Object.values(o ?? {}).reduce((s, n) => s + n, 0);
 const roads = stages.roads!.counts;
@@ -368,18 +407,8 @@ const rows: Array<[string, string]> = [
     'server RSS after start / after routes / peak, roads.graph',
     `${f(server.rssStartMb)} / ${f(server.rssRoutesMb)} / ${f(server.rssPeakMb)} MB, ${f(graphMb)} MB (${f(server.rssStartMb / graphMb, 2)}x / ${f(server.rssRoutesMb / graphMb, 2)}x)`,
   ],
-  [
-    `long routes (${server.long.length}, median ${f(long.medianKm)} km apart): p50 / p90 / p99 / max`,
-    `${f(long.p50, 1)} / ${f(long.p90, 1)} / ${f(long.p99, 1)} / ${f(long.max, 1)} ms; ${f(long.altShare * 100)}% with an alternative; ${outcomes(long.outcomes)}`,
-  ],
-  [
-    `local routes (${server.local.length}, median ${f(local.medianKm, 1)} km apart): p50 / p90 / p99 / max`,
-    `${f(local.p50, 2)} / ${f(local.p90, 2)} / ${f(local.p99, 1)} / ${f(local.max, 1)} ms; ${outcomes(local.outcomes)}`,
-  ],
-  [
-    `autocomplete (${server.autocomplete.ms.length} prefixes of ${server.autocomplete.names} names): p50 / p99`,
-    `${f(ac.p50, 1)} / ${f(ac.p99, 1)} ms; ${server.autocomplete.empty} empty, ${server.autocomplete.failed} failed`,
-  ],
+  ...servingRows(server, ''),
+  ...(baseline ? servingRows(baseline, ` with ${compareLabel}`) : []),
   ['load average at start / end', `${f(load0, 1)} / ${f(load1, 1)} (${availableParallelism()} cores)`],
 ];
 process.stdout.write(
@@ -402,6 +431,16 @@ writeFileSync(
       long,
       local,
       autocomplete: { ...ac, names: server.autocomplete.names, prefixes: server.autocomplete.ms.length },
+      ...(baseline
+        ? {
+            compare: {
+              env: compareEnv,
+              long: stats(baseline.long),
+              local: stats(baseline.local),
+              autocomplete: { p50: pct(baseline.autocomplete.ms, 50), p99: pct(baseline.autocomplete.ms, 99) },
+            },
+          }
+        : {}),
     },
     null,
     1,

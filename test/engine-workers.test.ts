@@ -223,6 +223,63 @@ describe('routing deadlines and reload', () => {
   });
 });
 
+describe('a query on two idle routing threads', () => {
+  it("computes the alternatives beside the primary: one thread's answer, byte for byte, from two tasks", async () => {
+    const make = (split: boolean) =>
+      createRoutingEngine(
+        { ...DEFAULTS.routing, threads: 2, split_alternatives: split },
+        dir,
+        silentLogger,
+      ) as PooledRouter;
+    const split = make(true),
+      whole = make(false);
+    try {
+      await split.whenWarm();
+      await whole.whenWarm();
+      const pairs = [
+        [from, { lat: 43.7475, lng: 7.4345 }],
+        [
+          { lat: 43.7306, lng: 7.4196 },
+          { lat: 43.7489, lng: 7.4377 },
+        ],
+        [
+          { lat: 43.7268, lng: 7.4142 },
+          { lat: 43.7396, lng: 7.4275 },
+        ],
+        [
+          { lat: 43.7336, lng: 7.4205 },
+          { lat: 43.7311, lng: 7.4187 },
+        ], // a few streets apart
+      ] as const;
+      let withAlternatives = 0;
+      for (const [a, b] of pairs) {
+        const opts = { alternatives: 2, locale: 'en' as const };
+        const tasks = split.stats!.completed;
+        const x = await split.route(a, b, opts);
+        expect(split.stats!.completed - tasks).toBe(2); // the primary's task and the alternatives' task
+        const y = await whole.route(a, b, opts);
+        expect(x.kind).toBe('ok');
+        expect(y.kind).toBe('ok');
+        if (x.kind !== 'ok' || y.kind !== 'ok') continue;
+        const text = (r: typeof x) => r.paths.map((p) => Buffer.from(p.json).toString());
+        expect(text(x)).toEqual(text(y));
+        expect(x.encoded).toEqual(y.encoded); // what the route cache keeps
+        if (x.paths.length > 1) withAlternatives++;
+      }
+      expect(withAlternatives).toBeGreaterThan(0);
+      // no alternatives wanted: one task
+      const tasks = split.stats!.completed;
+      expect((await split.route(from, { lat: 43.7475, lng: 7.4345 }, { alternatives: 0, locale: 'en' })).kind).toBe(
+        'ok',
+      );
+      expect(split.stats!.completed - tasks).toBe(1);
+    } finally {
+      split.close();
+      whole.close();
+    }
+  });
+});
+
 describe('places in worker threads', () => {
   let pdir: string;
   const waitReady = async (t: PlacesThreads) => {

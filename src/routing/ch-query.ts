@@ -37,9 +37,14 @@ export class CHQuery {
   private readonly coreStart: number;
   private readonly coreList: Uint32Array;
 
+  /**
+   * `stall`: stall-on-demand (see stalled()). It pays on a long search (a long query settles 648 nodes instead of
+   * 1,080 at 600 copies); a T-test's short one settles a few dozen more without it and runs 20% faster.
+   */
   constructor(
     private readonly ch: CHArrays,
     coreNodes = 0,
+    private readonly stall = true,
   ) {
     const n = ch.rank.length;
     this.coreStart = n - coreNodes;
@@ -105,7 +110,7 @@ export class CHQuery {
           if (full) this.meetNodes.push(u);
         }
         if (ch.rank[u]! >= this.coreStart) continue; // core entry: expanded in phase 2
-        if (this.stalled(u, d, ch.dnFirst, ch.dnEdge, ch.chTail, F)) continue;
+        if (this.stall && this.stalled(u, d, ch.dnFirst, ch.dnEdge, ch.chTail, F)) continue;
         for (let i = ch.upFirst[u]!; i < ch.upFirst[u + 1]!; i++) {
           const e = ch.upEdge[i]!,
             v = ch.chHead[e]!,
@@ -122,7 +127,7 @@ export class CHQuery {
           if (full) this.meetNodes.push(u);
         }
         if (ch.rank[u]! >= this.coreStart) continue;
-        if (this.stalled(u, d, ch.upFirst, ch.upEdge, ch.chHead, B)) continue;
+        if (this.stall && this.stalled(u, d, ch.upFirst, ch.upEdge, ch.chHead, B)) continue;
         for (let i = ch.dnFirst[u]!; i < ch.dnFirst[u + 1]!; i++) {
           const e = ch.dnEdge[i]!,
             v = ch.chTail[e]!,

@@ -4,7 +4,7 @@ import type { RoutingConfig } from '../config/defaults.js';
 import type { Logger } from '../core/log.js';
 import { GRAPH_FILE, loadGraph, loadGraphShared } from './graph.js';
 import { noGraphEngine } from './no-graph.js';
-import { PooledRouter } from './route-pool.js';
+import { PooledRouter, type PooledRouterOptions } from './route-pool.js';
 import type { RoutingEngine } from './types.js';
 import { graphhopperEngine } from './upstream/graphhopper.js';
 import { osrmEngine } from './upstream/osrm.js';
@@ -40,13 +40,7 @@ export function createRoutingEngine(
   if (!existsSync(file)) return noGraphEngine;
   try {
     const t0 = performance.now();
-    const e = new PooledRouter(loadGraph(file, { shared: true }), {
-      snapMaxMeters: cfg.snap_max_m,
-      threads: cfg.threads,
-      queue: cfg.queue,
-      timeoutMs: cfg.timeout_ms,
-      testDelayMs: hooks.testDelayMs,
-    });
+    const e = new PooledRouter(loadGraph(file, { shared: true }), routerOptions(cfg, hooks));
     log.info('road graph loaded', {
       nodes: e.meta.nodes,
       edges: e.meta.edges,
@@ -91,13 +85,7 @@ export async function loadRoutingEngine(
   const t0 = performance.now();
   let e: PooledRouter;
   try {
-    e = new PooledRouter(await loadGraphShared(file), {
-      snapMaxMeters: cfg.snap_max_m,
-      threads: cfg.threads,
-      queue: cfg.queue,
-      timeoutMs: cfg.timeout_ms,
-      testDelayMs: hooks.testDelayMs,
-    });
+    e = new PooledRouter(await loadGraphShared(file), routerOptions(cfg, hooks));
   } catch (err) {
     log.error('road graph unreadable; directions answer the degraded line until it is re-imported', {
       error: (err as Error).message,
@@ -116,3 +104,12 @@ export async function loadRoutingEngine(
   });
   return { engine: e, state: 'ready' };
 }
+
+const routerOptions = (cfg: RoutingConfig, hooks: RoutingTestHooks): PooledRouterOptions => ({
+  snapMaxMeters: cfg.snap_max_m,
+  threads: cfg.threads,
+  queue: cfg.queue,
+  timeoutMs: cfg.timeout_ms,
+  splitAlternatives: cfg.split_alternatives,
+  testDelayMs: hooks.testDelayMs,
+});
