@@ -215,7 +215,7 @@ describe('contraction hierarchy', () => {
     }
   });
 
-  it('on the Liechtenstein import: CH equals Dijkstra, an answer's two parts make the whole, the file is written atomically', async () => {
+  it('on the Liechtenstein import: CH equals Dijkstra, the two parts of an answer make the whole, the file is written atomically', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svcmaps-li-'));
     try {
       const file = LIECHTENSTEIN_PBF;
