@@ -262,7 +262,7 @@ async function serve(env: Record<string, string> = {}) {
     await readyz;
     const rssStartMb = rssMb(child.pid!); // everything loaded, nothing asked yet but the first route
 
-    for (let i = 0; i < 10; i++) await route(p.local()); // warm-up, not measured
+    for (let i = 0; i < 10; i++) (await route(p.local()), await route(p.long())); // warm-up, not measured
     const long: Answer[] = [];
     const local: Answer[] = [];
     process.stderr.write(`routes: ${routesN} long, ${routesN} local...\n`);

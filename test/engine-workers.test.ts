@@ -8,7 +8,8 @@ import { DEFAULTS } from '../src/config/defaults.js';
 import { silentLogger } from '../src/core/log.js';
 import { roadsImporter } from '../src/import/roads-importer.js';
 import { createRoutingEngine } from '../src/routing/engine-factory.js';
-import type { PooledRouter } from '../src/routing/route-pool.js';
+import { PooledRouter } from '../src/routing/route-pool.js';
+import { GRAPH_FILE, loadGraph } from '../src/routing/graph.js';
 import { AnswerCache } from '../src/cache/answer-cache.js';
 import { HotTier } from '../src/cache/hot-tier.js';
 import { isAppError } from '../src/core/errors.js';
@@ -225,12 +226,17 @@ describe('routing deadlines and reload', () => {
 
 describe('a query on two idle routing threads', () => {
   it("computes the alternatives beside the primary: one thread's answer, byte for byte, from two tasks", async () => {
+    // Monaco is a few km across: every query is split however near its ends
+    const graph = loadGraph(join(dir, GRAPH_FILE), { shared: true });
     const make = (split: boolean) =>
-      createRoutingEngine(
-        { ...DEFAULTS.routing, threads: 2, split_alternatives: split },
-        dir,
-        silentLogger,
-      ) as PooledRouter;
+      new PooledRouter(graph, {
+        snapMaxMeters: DEFAULTS.routing.snap_max_m,
+        threads: 2,
+        queue: 8,
+        timeoutMs: 10_000,
+        splitAlternatives: split,
+        splitMinMeters: 0,
+      });
     const split = make(true),
       whole = make(false);
     try {

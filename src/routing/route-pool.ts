@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { LatLng } from '../core/geo.js';
+import { haversineMeters, type LatLng } from '../core/geo.js';
 import { isTaskAbandoned, WorkerPool } from '../limits/worker-pool.js';
 import type { RoutePart } from './builtin-engine.js';
 import type { RoadGraph } from './graph.js';
@@ -23,6 +23,8 @@ export interface RouteTask {
 }
 
 const ROUTING_NICE = 15;
+/** Ends closer than this are answered by one thread (see PooledRouter.splits). */
+const SPLIT_MIN_METERS = 25_000;
 
 /** A routing thread's answer: the paths in one buffer (route-record.ts encodeLeg), moved rather than copied. */
 export type RouteAnswer = { kind: 'ok'; leg: Uint8Array } | { kind: 'unroutable' };
@@ -37,6 +39,8 @@ export interface PooledRouterOptions {
   timeoutMs: number;
   /** A query's alternatives on a second idle thread beside its primary (see route()); off, one thread per query. */
   splitAlternatives?: boolean;
+  /** Ends closer than this are answered by one thread (default SPLIT_MIN_METERS; see PooledRouter.splits). */
+  splitMinMeters?: number;
   /** Test hook only (see RouteInit.testDelayMs); never set from config. */
   testDelayMs?: number;
 }
@@ -121,7 +125,7 @@ export class PooledRouter implements RoutingEngine {
     this.start();
     const task: RouteTask = { from, to, alternatives: opts.alternatives, locale: opts.locale };
     try {
-      if (opts.alternatives > 0 && this.opts.splitAlternatives !== false && this.pool!.idle >= 2) {
+      if (this.splits(from, to, opts)) {
         const [primary, alts] = await Promise.all([
           this.query({ ...task, part: 'primary' }, opts.signal),
           this.query({ ...task, part: 'alternatives' }, opts.signal),
@@ -135,6 +139,20 @@ export class PooledRouter implements RoutingEngine {
       if (isTaskAbandoned(e)) throw new Error(`route query abandoned (${e.reason})`, { cause: e });
       throw e;
     }
+  }
+
+  /**
+   * Whether to split a query in two: alternatives wanted, two threads idle, and the ends far enough apart that the
+   * alternatives take milliseconds (a local answer takes about one, less than a second task's messages and its
+   * repeated search cost).
+   */
+  private splits(from: LatLng, to: LatLng, opts: RouteOptions): boolean {
+    return (
+      opts.alternatives > 0 &&
+      this.opts.splitAlternatives !== false &&
+      haversineMeters(from, to) >= (this.opts.splitMinMeters ?? SPLIT_MIN_METERS) &&
+      this.pool!.idle >= 2
+    );
   }
 
   private async query(task: RouteTask, signal: AbortSignal | undefined): Promise<EngineResult> {
