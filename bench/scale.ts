@@ -262,7 +262,11 @@ async function serve(env: Record<string, string> = {}) {
     await readyz;
     const rssStartMb = rssMb(child.pid!); // everything loaded, nothing asked yet but the first route
 
-    for (let i = 0; i < 10; i++) (await route(p.local()), await route(p.long())); // warm-up, not measured
+    // warm-up, not measured
+    for (let i = 0; i < 10; i++) {
+      await route(p.local());
+      await route(p.long());
+    }
     const long: Answer[] = [];
     const local: Answer[] = [];
     process.stderr.write(`routes: ${routesN} long, ${routesN} local...\n`);
