@@ -7,6 +7,8 @@ import { CLI } from './helpers/cli.js';
 import { startPlacesServer, errorCode, type TestServer } from './helpers/app.js';
 import { haversineMeters } from '../src/core/geo.js';
 import { MONACO_PBF, OSM_FIXTURES } from './helpers/fixtures.js';
+import { PlacesIndex } from '../src/store/places/index-db.js';
+import { PLACES_FILE } from '../src/store/places/schema.js';
 
 type Pred = { place_id: string; name: string; address: string; lat: number; lng: number; distance_meters?: number };
 
@@ -195,6 +197,38 @@ describe('OSM imports through the CLI', () => {
     expect(r.data.predictions[0].address).toMatch(/Monaco/);
     const amman = await (await s.get('/maps/v1/autocomplete?q=Amman', H)).json();
     expect(amman.data.predictions[0].name).toBe('Amman');
+  });
+
+  it('a typed word longer than the prefix indexes matches every term it begins, as a prefix query does', async () => {
+    const index = new PlacesIndex(join(dir, PLACES_FILE));
+    try {
+      const all = index.prefixTerms('', 1_000_000)!;
+      expect(all.length).toBeGreaterThan(1000);
+      // every 7-letter beginning of the index's long words, Latin and Arabic
+      const prefixes = [...new Set(all.filter((t) => [...t].length >= 9).map((t) => [...t].slice(0, 7).join('')))];
+      expect(prefixes.some((p) => /[\u0600-\u06ff]/.test(p))).toBe(true);
+      let several = 0;
+      for (const p of prefixes.slice(0, 400)) {
+        const terms = index.prefixTerms(p, 32)!;
+        expect(terms.length).toBeGreaterThan(0);
+        for (const t of terms) expect(t.startsWith(p)).toBe(true);
+        if (terms.length > 1) {
+          several++;
+          expect(index.prefixTerms(p, 1)).toBeUndefined(); // more than asked for
+        }
+        const ids = (expr: string) => index.match(expr, 1_000_000).sort((a, b) => a - b);
+        expect(ids(`(${terms.map((t) => `"${t}"`).join(' OR ')})`)).toEqual(ids(`"${p}"*`));
+      }
+      expect(several).toBeGreaterThan(5);
+    } finally {
+      index.close();
+    }
+    const r = await (await s.get('/maps/v1/autocomplete?q=Boulevar&lat=43.739&lng=7.427', H)).json();
+    expect(r.data.predictions.length).toBeGreaterThan(0);
+    for (const p of r.data.predictions) expect(p.name + ' ' + p.address).toMatch(/boulevard/i);
+    const none = await s.get('/maps/v1/autocomplete?q=Qwertzuiop&lat=43.739&lng=7.427', H);
+    expect(none.status).toBe(200);
+    expect((await none.json()).data.predictions).toEqual([]);
   });
 
   it('reverse geocodes a Monaco street to its name', async () => {

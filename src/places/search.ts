@@ -1,6 +1,6 @@
 import { haversineMeters, type LatLng } from '../core/geo.js';
 import { normalizeText, tokenize } from '../core/normalize.js';
-import { CONTEXT_MARK, cellToken } from '../store/places/schema.js';
+import { CONTEXT_MARK, FTS_PREFIX_MAX, cellToken } from '../store/places/schema.js';
 import type { PlacesIndex } from '../store/places/index-db.js';
 import { addressOf, displayName } from './format.js';
 import type { Locale, Prediction } from './types.js';
@@ -26,9 +26,22 @@ const COUNTRY_BONUS = 0.08;
 
 const quote = (t: string) => `"${t.replace(/"/g, '""')}"`;
 
-/** FTS5 expression: every token but the last must match a whole token, the last is a prefix (typing in progress). */
-function ftsExpression(tokens: string[]): string {
-  return tokens.map((t, i) => (i === tokens.length - 1 ? `${quote(t)}*` : quote(t))).join(' AND ');
+/** A typed word longer than the prefix indexes is matched as the terms it begins, when they are this few. */
+const MAX_PREFIX_TERMS = 32;
+
+/**
+ * FTS5 expression: every token but the last must match a whole token, the last is a prefix (typing in progress);
+ * undefined when no indexed term starts with the last.
+ */
+function ftsExpression(index: PlacesIndex, tokens: string[]): string | undefined {
+  const last = tokens[tokens.length - 1]!;
+  let tail = `${quote(last)}*`;
+  if ([...last].length > FTS_PREFIX_MAX) {
+    const terms = index.prefixTerms(last, MAX_PREFIX_TERMS);
+    if (terms?.length === 0) return undefined;
+    if (terms) tail = `(${terms.map(quote).join(' OR ')})`;
+  }
+  return [...tokens.slice(0, -1).map(quote), tail].join(' AND ');
 }
 
 function nearbyCells(p: LatLng): string {
@@ -82,7 +95,8 @@ export function rank(index: PlacesIndex, id: number, text: number, input: Search
 export function search(index: PlacesIndex, input: SearchInput): Prediction[] {
   const qTokens = tokenize(input.q).slice(0, MAX_TOKENS);
   if (!qTokens.length) return [];
-  const expr = ftsExpression(qTokens);
+  const expr = ftsExpression(index, qTokens);
+  if (!expr) return [];
   const ids = new Set([
     ...index.match(expr, GLOBAL_CANDIDATES),
     ...index.match(`(${expr}) AND (${nearbyCells(input.bias)})`, LOCAL_CANDIDATES),

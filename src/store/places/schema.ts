@@ -60,6 +60,9 @@ export interface PlaceRow {
   search_names: string; // normalised names joined by '|', for scoring
 }
 
+/** Longest typed word (in characters) FTS5 has a prefix index for; longer ones see PlacesIndex.prefixTerms. */
+export const FTS_PREFIX_MAX = 6;
+
 const columnsSql = `
   cid TEXT NOT NULL UNIQUE, source TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
   name_en TEXT, name_ar TEXT, category TEXT, country TEXT, context_en TEXT, context_ar TEXT,
@@ -75,7 +78,8 @@ export const FINAL_SQL = `
   -- Prefix indexes up to 6 characters: a typed word of 4-6 letters ("stra", "stat") matched by expanding every term
   -- that starts with it was the slow tail of autocomplete on a country (p99 9.9 -> 6.3 ms in-process at 600 copies;
   -- the index grows from 28 to 47 MB there). Longer prefixes expand to few terms.
-  CREATE VIRTUAL TABLE places_fts USING fts5(tokens, content='', columnsize=0, detail=none, prefix='1 2 3 4 5 6',
+  CREATE VIRTUAL TABLE places_fts USING fts5(tokens, content='', columnsize=0, detail=none,
+    prefix='${Array.from({ length: FTS_PREFIX_MAX }, (_, i) => i + 1).join(' ')}',
     tokenize='unicode61 remove_diacritics 0');
   CREATE VIRTUAL TABLE places_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
   -- Localities alone, so "which town is this in" (a 20 km box) does not wade through every shop in a city.
