@@ -8,8 +8,7 @@ import { DEFAULTS } from '../src/config/defaults.js';
 import { silentLogger } from '../src/core/log.js';
 import { roadsImporter } from '../src/import/roads-importer.js';
 import { createRoutingEngine } from '../src/routing/engine-factory.js';
-import { PooledRouter } from '../src/routing/route-pool.js';
-import { GRAPH_FILE, loadGraph } from '../src/routing/graph.js';
+import type { PooledRouter } from '../src/routing/route-pool.js';
 import { AnswerCache } from '../src/cache/answer-cache.js';
 import { HotTier } from '../src/cache/hot-tier.js';
 import { isAppError } from '../src/core/errors.js';
@@ -220,68 +219,6 @@ describe('routing deadlines and reload', () => {
     } finally {
       await s.close();
       rmSync(d, { recursive: true, force: true });
-    }
-  });
-});
-
-describe('a query on two idle routing threads', () => {
-  it("computes the alternatives beside the primary: one thread's answer, byte for byte, from two tasks", async () => {
-    // Monaco is a few km across: every query is split however near its ends
-    const graph = loadGraph(join(dir, GRAPH_FILE), { shared: true });
-    const make = (split: boolean) =>
-      new PooledRouter(graph, {
-        snapMaxMeters: DEFAULTS.routing.snap_max_m,
-        threads: 2,
-        queue: 8,
-        timeoutMs: 10_000,
-        splitAlternatives: split,
-        splitMinMeters: 0,
-      });
-    const split = make(true),
-      whole = make(false);
-    try {
-      await split.whenWarm();
-      await whole.whenWarm();
-      const pairs = [
-        [from, { lat: 43.7475, lng: 7.4345 }],
-        [
-          { lat: 43.7306, lng: 7.4196 },
-          { lat: 43.7489, lng: 7.4377 },
-        ],
-        [
-          { lat: 43.7268, lng: 7.4142 },
-          { lat: 43.7396, lng: 7.4275 },
-        ],
-        [
-          { lat: 43.7336, lng: 7.4205 },
-          { lat: 43.7311, lng: 7.4187 },
-        ], // a few streets apart
-      ] as const;
-      let withAlternatives = 0;
-      for (const [a, b] of pairs) {
-        const opts = { alternatives: 2, locale: 'en' as const };
-        const tasks = split.stats!.completed;
-        const x = await split.route(a, b, opts);
-        expect(split.stats!.completed - tasks).toBe(2); // the primary's task and the alternatives' task
-        const y = await whole.route(a, b, opts);
-        expect(x.kind).toBe('ok');
-        expect(y.kind).toBe('ok');
-        if (x.kind !== 'ok' || y.kind !== 'ok') continue;
-        const text = (r: typeof x) => r.paths.map((p) => Buffer.from(p.json).toString());
-        expect(text(x)).toEqual(text(y));
-        expect(x.encoded).toEqual(y.encoded); // what the route cache keeps
-        if (x.paths.length > 1) withAlternatives++;
-      }
-      expect(withAlternatives).toBeGreaterThan(0);
-      // no alternatives wanted: one task
-      const tasks = split.stats!.completed;
-      expect((await split.route(from, { lat: 43.7475, lng: 7.4345 }, { alternatives: 0, locale: 'en' })).kind).toBe(
-        'ok',
-      );
-      expect(split.stats!.completed - tasks).toBe(1);
-    } finally {
-      split.close();
-      whole.close();
     }
   });
 });

@@ -19,7 +19,6 @@ import { writeGraphFile } from '../src/routing/graph-file.js';
 import { LIECHTENSTEIN_PBF } from './helpers/fixtures.js';
 import { pathManeuvers } from '../src/routing/route-record.js';
 import { costsBothWays, snapOnSegment } from './helpers/road-seeds.js';
-import type { RoutePath } from '../src/routing/path.js';
 
 describe('car profile', () => {
   it('parses maxspeed in km/h and mph; zone values fall back to the class default', () => {
@@ -215,7 +214,7 @@ describe('contraction hierarchy', () => {
     }
   });
 
-  it('on the Liechtenstein import: CH equals Dijkstra, the two parts of an answer make the whole, the file is written atomically', async () => {
+  it('on the Liechtenstein import: CH equals Dijkstra, the file is written atomically', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svcmaps-li-'));
     try {
       const file = LIECHTENSTEIN_PBF;
@@ -242,30 +241,6 @@ describe('contraction hierarchy', () => {
         if (c.chains < Infinity) reachable++;
       }
       expect(reachable).toBeGreaterThan(330);
-      // Two routing threads may each compute one part of an answer (route-pool.ts): the primary (or the direct
-      // path that beats it), and the alternatives; together they are the whole answer.
-      const e = new BuiltinEngine(g, { snapMaxMeters: 1000 });
-      const point = (s: number, t: number) => ({
-        lat: g.lat[g.segA[s]!]! + t * (g.lat[g.segB[s]!]! - g.lat[g.segA[s]!]!),
-        lng: g.lon[g.segA[s]!]! + t * (g.lon[g.segB[s]!]! - g.lon[g.segA[s]!]!),
-      });
-      const sig = (p: RoutePath[] | undefined) => p?.map((x) => [x.ms, x.distM, ...x.edges]);
-      let alternatives = 0,
-        direct = 0;
-      for (let i = 0; i < 120; i++) {
-        const s = Math.floor(rnd() * g.segA.length),
-          s2 = i % 4 ? Math.floor(rnd() * g.segA.length) : s; // a quarter along one segment
-        const a = point(s, rnd()),
-          b = point(s2, rnd());
-        const all = e.paths(a, b, 2);
-        const primary = e.paths(a, b, 2, 'primary'),
-          alts = e.paths(a, b, 2, 'alternatives');
-        expect(sig(primary && alts && [...primary, ...alts])).toEqual(sig(all));
-        if (all && all.length > 1) alternatives++;
-        if (all && all.length === 1 && s === s2) direct++;
-      }
-      expect(alternatives).toBeGreaterThan(20);
-      expect(direct).toBeGreaterThan(10);
       // Numbered along the roads (locality.ts): most edges lead to the next or previous node id (a third did when
       // numbered by OSM id), and each node's up and down edges in the hierarchy are one run of edge ids.
       let near = 0;

@@ -100,8 +100,6 @@ export interface RoutingConfig {
   threads: number;
   /** Built-in queries that may wait for a routing thread; beyond, 503 DIRECTIONS_BACKPRESSURE. */
   queue: number;
-  /** A built-in query's alternatives on a second idle routing thread beside its primary (lower latency when idle). */
-  split_alternatives: boolean;
 }
 
 /** One admission lane's budget: how many jobs may wait, and how long one may wait to start (0 = sized from the machine). */
@@ -180,15 +178,7 @@ export const DEFAULTS: Config = {
   metrics: { port: 0, host: '127.0.0.1' },
   log: { requests: true },
   cluster: { postgres_url: '', redis_url: '', pool_size: 10, poll_ms: 250, tile_token_secret: '' },
-  routing: {
-    engine: 'builtin',
-    upstream_url: '',
-    timeout_ms: 5000,
-    snap_max_m: 1500,
-    threads: 0,
-    queue: 64,
-    split_alternatives: true,
-  },
+  routing: { engine: 'builtin', upstream_url: '', timeout_ms: 5000, snap_max_m: 1500, threads: 0, queue: 64 },
   admission: {
     interactive: { queue: 0, wait_ms: 5000 },
     batch: { queue: 0, wait_ms: 4000 },

@@ -64,7 +64,6 @@ export const CONFIG_SCHEMA = obj({
     snap_max_m: int(10, 50_000),
     threads: int(0, 256),
     queue: int(0, 100_000),
-    split_alternatives: { type: 'boolean' },
   }),
   tiles: obj({
     origin: { enum: ['render', 'xyz', 'mbtiles', 'none'] },

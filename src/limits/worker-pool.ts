@@ -133,11 +133,6 @@ export class WorkerPool {
     return this.o.name;
   }
 
-  /** Threads set up and free, with nothing waiting in line: how many tasks would start at once. */
-  get idle(): number {
-    return this.waiting.length ? 0 : this.slots.filter((s) => s.ready && !s.task && !s.dead).length;
-  }
-
   /** At least one thread has its engine set up (callers may keep small work on the event loop until then). */
   get ready(): boolean {
     return this.slots.some((s) => s.ready && !s.dead);

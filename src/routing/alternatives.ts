@@ -31,7 +31,7 @@ export function viaAlternatives(
   ends: RouteEnds,
   q: CHQuery,
   check: CHQuery,
-  primaryChains: Uint32Array,
+  primary: RoutePath,
   meet: number,
   bestCost: number,
   want: number,
@@ -40,14 +40,14 @@ export function viaAlternatives(
   // Via nodes on the primary at its own cost lead back to the primary: skipped without unpacking them.
   let onPrimary: IntSet | undefined;
   const primarySeed = q.seedF(meet);
-  const isOnPrimary = (v: number) => v === primarySeed || (onPrimary ??= edgeSet(primaryChains)).has(v);
+  const isOnPrimary = (v: number) => v === primarySeed || (onPrimary ??= edgeSet(primary.edges)).has(v);
   // Accepted routes: their packed paths (for the shared ends), their chains and the set of them (for the exact
   // overlap, built when a later candidate gets that far: a hash set sized by the route, no per-node or per-edge
   // scratch memory in every routing thread).
   const accepted: Array<{ packed: number[]; edges: Uint32Array; s: ChainSeed; t: ChainSeed; set?: IntSet }> = [
     {
       packed: q.packed(meet),
-      edges: primaryChains,
+      edges: primary.edges,
       s: seedAt(ends.S, q.seedF(meet)),
       t: seedAt(ends.T, q.seedB(meet)),
     },

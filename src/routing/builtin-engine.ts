@@ -3,17 +3,11 @@ import { MAX_STRETCH, viaAlternatives } from './alternatives.js';
 import { CHQuery } from './ch-query.js';
 import { loadGraph, type RoadGraph } from './graph.js';
 import { maneuvers } from './maneuvers.js';
-import { chainsOf, route, seedsOf, sourceSeeds, targetSeeds } from './chains.js';
+import { route, seedsOf, sourceSeeds, targetSeeds } from './chains.js';
 import { assemble, directPath, type RoutePath } from './path.js';
 import { pathRecord } from './route-record.js';
 import { snapPoint } from './snap.js';
 import type { EnginePath, EngineResult, RouteOptions, RoutingEngine } from './types.js';
-
-/**
- * Which paths of an answer to compute: all of them, or one of the two halves two routing threads compute side by
- * side (route-pool.ts): the primary, or its alternatives.
- */
-export type RoutePart = 'all' | 'primary' | 'alternatives';
 
 export interface BuiltinOptions {
   /** A point farther than this from any drivable road cannot be routed (unroutable, 422). */
@@ -59,34 +53,27 @@ export class BuiltinEngine implements RoutingEngine {
   routeSync(
     from: LatLng,
     to: LatLng,
-    opts: { alternatives: number; locale: 'en' | 'ar'; maneuvers?: boolean; part?: RoutePart },
+    opts: { alternatives: number; locale: 'en' | 'ar'; maneuvers?: boolean },
     check?: () => void,
   ): EngineResult {
     this.q.interrupt = this.check.interrupt = check;
-    const part = opts.part ?? 'all';
-    const paths = this.paths(from, to, opts.alternatives, part);
+    const paths = this.paths(from, to, opts.alternatives);
     if (!paths) return { kind: 'unroutable' };
     const withManeuvers = opts.maneuvers ?? true;
-    const first = part === 'alternatives' ? 1 : 0;
     return {
       kind: 'ok',
       paths: paths.map((p, i): EnginePath =>
         pathRecord(
           p,
-          i + first === 0 ? 'Fastest' : `Alternative ${i + first}`,
+          i === 0 ? 'Fastest' : `Alternative ${i}`,
           withManeuvers ? maneuvers(this.graph, p, opts.locale) : undefined,
         ),
       ),
     };
   }
 
-  /**
-   * The primary path and up to `alternatives` alternatives, or undefined when no route exists; with `part`, only
-   * the primary (or the direct path that beats it) or only the alternatives. Both parts run the same search (the
-   * one that keeps going for via nodes when alternatives are wanted), so two threads computing one part each agree
-   * on the primary the alternatives are weighed against.
-   */
-  paths(from: LatLng, to: LatLng, alternatives: number, part: RoutePart = 'all'): RoutePath[] | undefined {
+  /** The primary path and up to `alternatives` alternatives, or undefined when no route exists. */
+  paths(from: LatLng, to: LatLng, alternatives: number): RoutePath[] | undefined {
     const g = this.graph;
     const a = snapPoint(g, from.lat, from.lng, this.opts.snapMaxMeters);
     const b = snapPoint(g, to.lat, to.lng, this.opts.snapMaxMeters);
@@ -98,16 +85,12 @@ export class BuiltinEngine implements RoutingEngine {
     const T = targetSeeds(g, b);
     const r = this.q.run(seedsOf(S), seedsOf(T), alternatives > 0 ? MAX_STRETCH : 0);
     const ends = { g, from: a, to: b, S, T };
-    const sNode = r && this.q.seedF(r.meet),
-      tNode = r && this.q.seedB(r.meet),
-      turns = r && this.q.unpack(r.meet);
-    // the alternatives alone need the primary's road only to weigh it against a direct path (a local route)
-    const primary = r && (part !== 'alternatives' || direct) ? route(ends, sNode!, turns!, tNode!) : undefined;
-    if (direct && (!primary || direct.ms <= primary.ms)) return part === 'alternatives' ? [] : [direct];
-    if (!r) return undefined;
-    if (part === 'primary' || alternatives <= 0) return part === 'alternatives' ? [] : [primary!];
-    const chains = primary?.edges ?? chainsOf(g, turns!);
-    const alts = viaAlternatives(ends, this.q, this.check, chains, r.meet, r.cost, alternatives);
-    return part === 'alternatives' ? alts : [primary!, ...alts];
+    let primary: RoutePath | undefined;
+    if (r) primary = route(ends, this.q.seedF(r.meet), this.q.unpack(r.meet), this.q.seedB(r.meet));
+    if (direct && (!primary || direct.ms <= primary.ms)) return [direct];
+    if (!primary || !r) return undefined;
+    const alts =
+      alternatives > 0 ? viaAlternatives(ends, this.q, this.check, primary, r.meet, r.cost, alternatives) : [];
+    return [primary, ...alts];
   }
 }

@@ -110,6 +110,5 @@ const routerOptions = (cfg: RoutingConfig, hooks: RoutingTestHooks): PooledRoute
   threads: cfg.threads,
   queue: cfg.queue,
   timeoutMs: cfg.timeout_ms,
-  splitAlternatives: cfg.split_alternatives,
   testDelayMs: hooks.testDelayMs,
 });

@@ -1,9 +1,8 @@
 import { availableParallelism } from 'node:os';
-import { haversineMeters, type LatLng } from '../core/geo.js';
+import type { LatLng } from '../core/geo.js';
 import { isTaskAbandoned, WorkerPool } from '../limits/worker-pool.js';
-import type { RoutePart } from './builtin-engine.js';
 import type { RoadGraph } from './graph.js';
-import { decodeLeg, encodeLeg } from './route-record.js';
+import { decodeLeg } from './route-record.js';
 import type { EngineResult, RouteOptions, RoutingEngine } from './types.js';
 
 /** What every routing thread starts with: the shared graph (typed arrays over one SharedArrayBuffer) and options. */
@@ -19,12 +18,9 @@ export interface RouteTask {
   to: LatLng;
   alternatives: number;
   locale: 'en' | 'ar';
-  part?: RoutePart;
 }
 
 const ROUTING_NICE = 15;
-/** Ends closer than this are answered by one thread (see PooledRouter.splits). */
-const SPLIT_MIN_METERS = 25_000;
 
 /** A routing thread's answer: the paths in one buffer (route-record.ts encodeLeg), moved rather than copied. */
 export type RouteAnswer = { kind: 'ok'; leg: Uint8Array } | { kind: 'unroutable' };
@@ -37,10 +33,6 @@ export interface PooledRouterOptions {
   queue: number;
   /** A query still unanswered this long after it was asked is abandoned (the caller degrades to the straight line). */
   timeoutMs: number;
-  /** A query's alternatives on a second idle thread beside its primary (see route()); off, one thread per query. */
-  splitAlternatives?: boolean;
-  /** Ends closer than this are answered by one thread (default SPLIT_MIN_METERS; see PooledRouter.splits). */
-  splitMinMeters?: number;
   /** Test hook only (see RouteInit.testDelayMs); never set from config. */
   testDelayMs?: number;
 }
@@ -115,53 +107,20 @@ export class PooledRouter implements RoutingEngine {
     return this.whenReady(60_000, true);
   }
 
-  /**
-   * One query. With alternatives wanted and two threads idle, the primary and its alternatives are computed side
-   * by side, one thread each (both run the same search, ~a tenth of the work, so they agree on the primary): the
-   * answer comes when the slower half (the alternatives) is done rather than after both. Under load no thread is
-   * idle, each query takes one, and nothing is computed twice.
-   */
   async route(from: LatLng, to: LatLng, opts: RouteOptions): Promise<EngineResult> {
     this.start();
     const task: RouteTask = { from, to, alternatives: opts.alternatives, locale: opts.locale };
     try {
-      if (this.splits(from, to, opts)) {
-        const [primary, alts] = await Promise.all([
-          this.query({ ...task, part: 'primary' }, opts.signal),
-          this.query({ ...task, part: 'alternatives' }, opts.signal),
-        ]);
-        if (primary.kind !== 'ok' || alts.kind !== 'ok' || !alts.paths.length) return primary;
-        const paths = [...primary.paths, ...alts.paths];
-        return { kind: 'ok', paths, encoded: encodeLeg(this.name, paths) };
-      }
-      return await this.query(task, opts.signal);
+      const a = await this.pool!.run<RouteAnswer>(task, { signal: opts.signal });
+      if (a.kind !== 'ok') return a;
+      const encoded = Buffer.from(a.leg.buffer, a.leg.byteOffset, a.leg.byteLength);
+      const leg = decodeLeg(encoded);
+      if (!leg) throw new Error('routing thread answered an unreadable leg');
+      return { kind: 'ok', paths: leg.paths, encoded };
     } catch (e) {
       if (isTaskAbandoned(e)) throw new Error(`route query abandoned (${e.reason})`, { cause: e });
       throw e;
     }
-  }
-
-  /**
-   * Whether to split a query in two: alternatives wanted, two threads idle, and the ends far enough apart that the
-   * alternatives take milliseconds (a local answer takes about one, less than a second task's messages and its
-   * repeated search cost).
-   */
-  private splits(from: LatLng, to: LatLng, opts: RouteOptions): boolean {
-    return (
-      opts.alternatives > 0 &&
-      this.opts.splitAlternatives !== false &&
-      haversineMeters(from, to) >= (this.opts.splitMinMeters ?? SPLIT_MIN_METERS) &&
-      this.pool!.idle >= 2
-    );
-  }
-
-  private async query(task: RouteTask, signal: AbortSignal | undefined): Promise<EngineResult> {
-    const a = await this.pool!.run<RouteAnswer>(task, { signal });
-    if (a.kind !== 'ok') return a;
-    const encoded = Buffer.from(a.leg.buffer, a.leg.byteOffset, a.leg.byteLength);
-    const leg = decodeLeg(encoded);
-    if (!leg) throw new Error('routing thread answered an unreadable leg');
-    return { kind: 'ok', paths: leg.paths, encoded };
   }
 
   /**
