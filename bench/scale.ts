@@ -353,13 +353,19 @@ const stats = (a: Answer[]) => {
     altShare: real.filter((x) => x.routes > 1).length / real.length,
   };
 };
-const long = stats(server.long),
-  local = stats(server.local);
-const ac = { p50: pct(server.autocomplete.ms, 50), p99: pct(server.autocomplete.ms, 99) };
-const servingRows = (s: typeof server, tag: string): Array<[string, string]> => {
-  const long = stats(s.long),
-    local = stats(s.local);
-  const ac = { p50: pct(s.autocomplete.ms, 50), p99: pct(s.autocomplete.ms, 99) };
+/** The serving figures of one run of the server. */
+const figures = (s: typeof server) => ({
+  long: stats(s.long),
+  local: stats(s.local),
+  ac: { p50: pct(s.autocomplete.ms, 50), p99: pct(s.autocomplete.ms, 99) },
+});
+const main = figures(server),
+  compared = baseline && figures(baseline);
+const servingRows = (
+  s: typeof server,
+  { long, local, ac }: ReturnType<typeof figures>,
+  tag: string,
+): Array<[string, string]> => {
   return [
     [
       `long routes${tag} (${s.long.length}, median ${f(long.medianKm)} km apart): p50 / p90 / p99 / max`,
@@ -411,8 +417,8 @@ const rows: Array<[string, string]> = [
     'server RSS after start / after routes / peak, roads.graph',
     `${f(server.rssStartMb)} / ${f(server.rssRoutesMb)} / ${f(server.rssPeakMb)} MB, ${f(graphMb)} MB (${f(server.rssStartMb / graphMb, 2)}x / ${f(server.rssRoutesMb / graphMb, 2)}x)`,
   ],
-  ...servingRows(server, ''),
-  ...(baseline ? servingRows(baseline, ` with ${compareLabel}`) : []),
+  ...servingRows(server, main, ''),
+  ...(baseline && compared ? servingRows(baseline, compared, ` with ${compareLabel}`) : []),
   ['load average at start / end', `${f(load0, 1)} / ${f(load1, 1)} (${availableParallelism()} cores)`],
 ];
 process.stdout.write(
@@ -432,18 +438,11 @@ writeFileSync(
       start: server.start,
       rssMb: { start: server.rssStartMb, routes: server.rssRoutesMb, end: server.rssEndMb, peak: server.rssPeakMb },
       graphMb,
-      long,
-      local,
-      autocomplete: { ...ac, names: server.autocomplete.names, prefixes: server.autocomplete.ms.length },
-      ...(baseline
-        ? {
-            compare: {
-              env: compareEnv,
-              long: stats(baseline.long),
-              local: stats(baseline.local),
-              autocomplete: { p50: pct(baseline.autocomplete.ms, 50), p99: pct(baseline.autocomplete.ms, 99) },
-            },
-          }
+      long: main.long,
+      local: main.local,
+      autocomplete: { ...main.ac, names: server.autocomplete.names, prefixes: server.autocomplete.ms.length },
+      ...(compared
+        ? { compare: { env: compareEnv, long: compared.long, local: compared.local, autocomplete: compared.ac } }
         : {}),
     },
     null,

@@ -26,7 +26,7 @@ export function turnAngle(aLat: number, aLon: number, vLat: number, vLon: number
   const x1 = (vLon - aLon) * k,
     y1 = vLat - aLat,
     x2 = (bLon - vLon) * k,
-    y2 = vLat === bLat && x2 === 0 ? 0 : bLat - vLat;
+    y2 = bLat - vLat;
   if ((x1 === 0 && y1 === 0) || (x2 === 0 && y2 === 0)) return 0;
   // clockwise (to the right) is negative in the usual x-east, y-north orientation
   return (-Math.atan2(x1 * y2 - y1 * x2, x1 * x2 + y1 * y2) * 180) / Math.PI;
