@@ -1,12 +1,12 @@
 /**
  * Route answer phases on a large graph, optionally side by side with a baseline build: per route, the CH query,
  * unpacking, assembling, alternatives, maneuvers and the line text, timed as BuiltinEngine runs them; then whole
- * answers (routeSync, alternatives and maneuvers on) for long and local pairs, with the baseline's and this build's
+ * answers (routeSync, alternatives and maneuvers on, the line as `--overview` says) for long and local pairs, with the baseline's and this build's
  * answers compared as JSON text. Both builds run over one loaded graph, alternating which goes first per pair.
  *
  * Run (built code; `npm run build` first):
  *   npx tsx bench/routing-phases.ts --graph <data>/roads.graph [--layout <country.osm.pbf>.layout.json]
- *     [--base <dir>] [--build <dir>] [--long 300] [--local 300] [--reps 3]
+ *     [--base <dir>] [--build <dir>] [--long 300] [--local 300] [--reps 3] [--overview simplified|full]
  * `--build` (default dist/) and `--base` are compiled trees holding routing/*.js (for a baseline:
  * `git worktree add /tmp/base <commit> && (cd /tmp/base && npm ci && npm run build)`, then `--base /tmp/base/dist`);
  * a baseline must read the graph the same way (the hierarchy over turns, graph file version 3, since turn costs).
@@ -28,6 +28,7 @@ const { values: args } = parseArgs({
     long: { type: 'string', default: '300' },
     local: { type: 'string', default: '300' },
     reps: { type: 'string', default: '3' },
+    overview: { type: 'string', default: 'simplified' },
   },
 });
 if (!args.graph) throw new Error('--graph <data>/roads.graph is required');
@@ -37,14 +38,16 @@ interface LatLng {
   lng: number;
 }
 type Pair = [LatLng, LatLng];
-type Mods = { be: any; snap: any; path: any; alts: any; man: any; graph: any; chains: any };
+type Mods = { be: any; snap: any; path: any; alts: any; man: any; graph: any; chains: any; ov?: any };
 
 async function load(dir: string): Promise<Mods> {
   const m = (f: string) => import(pathToFileURL(resolve(dir, 'routing', f)).href);
   const [be, snap, path, alts, man, graph, chains] = await Promise.all(
     ['builtin-engine.js', 'snap.js', 'path.js', 'alternatives.js', 'maneuvers.js', 'graph.js', 'chains.js'].map(m),
   );
-  return { be, snap, path, alts, man, graph, chains };
+  // builds before the simplified overview have no overview.js: their lines are full
+  const ov = await m('overview.js').catch(() => undefined);
+  return { be, snap, path, alts, man, graph, chains, ov };
 }
 
 const builds: Record<string, Mods> = { new: await load(args.build) };
@@ -143,7 +146,8 @@ function phases(k: string, [A, B]: Pair, into: Record<string, number[]>): void {
   const alts = time('alternatives', () => M.alts.viaAlternatives(ends, q, check, primary, r.meet, r.cost, 2));
   const all = [primary, ...alts];
   time('maneuvers', () => all.map((p) => M.man.maneuvers(g, p, 'en')));
-  time('line', () => all.map((p) => M.path.lineJson(p)));
+  const keep = (p: any) => (args.overview === 'simplified' ? M.ov?.overviewIndices(p.pts, p.n + 1) : undefined);
+  time('line', () => all.map((p) => M.path.lineJson(p, keep(p))));
   // search space: nodes settled by the full query alternatives need (above) and by a plain one (the stopping rule)
   if (typeof settledFull === 'number') {
     (into[`${k} settled full`] ??= []).push(settledFull);
@@ -172,7 +176,7 @@ for (let rep = 0; rep < reps; rep++) {
     ['local', local],
   ] as const)
     list.forEach(([a, b], i) => {
-      const opts = { alternatives: i % 7 === 3 ? 0 : 2, locale: i % 5 === 1 ? 'ar' : 'en' };
+      const opts = { alternatives: i % 7 === 3 ? 0 : 2, locale: i % 5 === 1 ? 'ar' : 'en', overview: args.overview };
       const text: Record<string, string> = {};
       for (const k of (i + rep) % 2 ? names : [...names].reverse()) {
         const t = performance.now();

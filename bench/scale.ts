@@ -6,7 +6,8 @@
  * server RSS after start and after the routes, beside the size of roads.graph. Then, one request at a time over
  * HTTP, distinct seeded pairs so the route cache never answers: `long` routes between copies at least half the
  * country apart and `local` ones of 2-5 km inside one copy (p50/p90/p99/max; share of long routes with an
- * alternative), and autocomplete as a user types ~200 real place names (every prefix of 3+ characters).
+ * alternative), then as many long routes again asking `overview: full` (every road point, where the default is the
+ * simplified line), and autocomplete as a user types ~200 real place names (every prefix of 3+ characters).
  * Directions always answer with up to two alternatives and maneuvers: the spec has no switch for either.
  *
  *   npm run bench:scale -- [--copies 600] [--memory 4g] [--pbf FILE] [--keep DIR] [--routes 300]
@@ -233,12 +234,12 @@ async function serve(env: Record<string, string> = {}) {
     // Timed to the answer's last byte over one kept-alive connection, as a mobile app or a proxy holds one; the
     // answer is parsed after the clock stops (fetch and JSON.parse of a 650 KB answer cost the client ~5 ms).
     const conn = new KeptAlive(port);
-    const route = async ([a, b]: [LatLng, LatLng]): Promise<Answer> => {
+    const route = async ([a, b]: [LatLng, LatLng], extra: Record<string, string> = {}): Promise<Answer> => {
       const res = await conn.request(
         'POST',
         '/maps/v1/directions',
         { 'Content-Type': 'application/json', 'X-API-Key': apiKey! },
-        JSON.stringify({ origin_lat: a.lat, origin_lng: a.lng, dest_lat: b.lat, dest_lng: b.lng }),
+        JSON.stringify({ origin_lat: a.lat, origin_lng: a.lng, dest_lat: b.lat, dest_lng: b.lng, ...extra }),
         true,
       );
       const ms = res.ms;
@@ -269,9 +270,11 @@ async function serve(env: Record<string, string> = {}) {
     }
     const long: Answer[] = [];
     const local: Answer[] = [];
-    process.stderr.write(`routes: ${routesN} long, ${routesN} local...\n`);
+    const longFull: Answer[] = [];
+    process.stderr.write(`routes: ${routesN} long, ${routesN} local, ${routesN} long with the full line...\n`);
     for (let i = 0; i < routesN; i++) long.push(await route(p.long()));
     for (let i = 0; i < routesN; i++) local.push(await route(p.local()));
+    for (let i = 0; i < routesN; i++) longFull.push(await route(p.long(), { overview: 'full' }));
     const rssRoutesMb = rssMb(child.pid!);
 
     // Autocomplete: ~200 place names of this import (not the embedded gazetteer), typed prefix by prefix.
@@ -312,6 +315,7 @@ async function serve(env: Record<string, string> = {}) {
       rssPeakMb: rssMb(child.pid!, 'VmHWM'),
       long,
       local,
+      longFull,
       autocomplete: { names: names.size, ms: typed, empty, failed },
     };
   } finally {
@@ -357,20 +361,23 @@ const stats = (a: Answer[]) => {
 const figures = (s: typeof server) => ({
   long: stats(s.long),
   local: stats(s.local),
+  longFull: stats(s.longFull),
   ac: { p50: pct(s.autocomplete.ms, 50), p99: pct(s.autocomplete.ms, 99) },
 });
 const main = figures(server),
   compared = baseline && figures(baseline);
 const servingRows = (
   s: typeof server,
-  { long, local, ac }: ReturnType<typeof figures>,
+  { long, local, longFull, ac }: ReturnType<typeof figures>,
   tag: string,
 ): Array<[string, string]> => {
+  const longRow = (what: string, n: number, x: typeof long): [string, string] => [
+    `${what}${tag} (${n}, median ${f(x.medianKm)} km apart): p50 / p90 / p99 / max`,
+    `${f(x.p50, 1)} / ${f(x.p90, 1)} / ${f(x.p99, 1)} / ${f(x.max, 1)} ms; ${f(x.altShare * 100)}% with an alternative; ${outcomes(x.outcomes)}`,
+  ];
   return [
-    [
-      `long routes${tag} (${s.long.length}, median ${f(long.medianKm)} km apart): p50 / p90 / p99 / max`,
-      `${f(long.p50, 1)} / ${f(long.p90, 1)} / ${f(long.p99, 1)} / ${f(long.max, 1)} ms; ${f(long.altShare * 100)}% with an alternative; ${outcomes(long.outcomes)}`,
-    ],
+    longRow('long routes', s.long.length, long),
+    longRow('long routes, overview full', s.longFull.length, longFull),
     [
       `local routes${tag} (${s.local.length}, median ${f(local.medianKm, 1)} km apart): p50 / p90 / p99 / max`,
       `${f(local.p50, 2)} / ${f(local.p90, 2)} / ${f(local.p99, 1)} / ${f(local.max, 1)} ms; ${outcomes(local.outcomes)}`,
@@ -440,9 +447,18 @@ writeFileSync(
       graphMb,
       long: main.long,
       local: main.local,
+      longFull: main.longFull,
       autocomplete: { ...main.ac, names: server.autocomplete.names, prefixes: server.autocomplete.ms.length },
       ...(compared
-        ? { compare: { env: compareEnv, long: compared.long, local: compared.local, autocomplete: compared.ac } }
+        ? {
+            compare: {
+              env: compareEnv,
+              long: compared.long,
+              local: compared.local,
+              longFull: compared.longFull,
+              autocomplete: compared.ac,
+            },
+          }
         : {}),
     },
     null,

@@ -75,15 +75,29 @@ describe.each(engines)('%s adapter', (name, make) => {
     seen.length = 0;
     const e = make();
     expect(e.name).toBe(name);
-    const r = await e.route(FROM, TO, { alternatives: 2, locale: 'en' });
+    const r = await e.route(FROM, TO, { alternatives: 2, locale: 'en', overview: 'full' });
     expect(r.kind).toBe('ok');
+    // the simplified overview keeps some of the upstream's points, in order, the ends always
+    const simple = await e.route(FROM, TO, { alternatives: 2, locale: 'en', overview: 'simplified' });
+    if (r.kind !== 'ok' || simple.kind !== 'ok') throw new Error('no route');
+    const full = JSON.parse(pathLine(r.paths[0]!)) as number[][],
+      few = JSON.parse(pathLine(simple.paths[0]!)) as number[][];
+    expect(few.length).toBeLessThanOrEqual(full.length);
+    expect([few[0], few.at(-1)]).toEqual([full[0], full.at(-1)]);
+    let at = 0;
+    for (const pt of few) {
+      const i = full.findIndex((q, k) => k >= at && q[0] === pt[0] && q[1] === pt[1]);
+      expect(i).toBeGreaterThanOrEqual(at);
+      at = i + 1;
+    }
+    expect(at).toBe(full.length);
     // GraphHopper reports the road after a roundabout as its own "continue" instruction
     const types =
       name === 'graphhopper'
         ? ['depart', 'turn', 'roundabout', 'continue', 'arrive']
         : ['depart', 'turn', 'roundabout', 'arrive'];
     if (r.kind === 'ok') checkPaths(r.paths, types);
-    const ar = await e.route(FROM, TO, { alternatives: 2, locale: 'ar' });
+    const ar = await e.route(FROM, TO, { alternatives: 2, locale: 'ar', overview: 'full' });
     if (ar.kind === 'ok')
       expect(pathManeuvers(ar.paths[0]!)![1]!.instruction).toBe('انعطف يسارًا إلى Avenue Prince Pierre');
     const req = seen[0]!;
@@ -106,15 +120,17 @@ describe.each(engines)('%s adapter', (name, make) => {
 
   it('"no route" answers are unroutable; server errors and timeouts throw', async () => {
     mode = 'noroute';
-    expect(await make().route(FROM, TO, { alternatives: 0, locale: 'en' })).toEqual({ kind: 'unroutable' });
+    expect(await make().route(FROM, TO, { alternatives: 0, locale: 'en', overview: 'full' })).toEqual({
+      kind: 'unroutable',
+    });
     mode = 'fail';
-    await expect(make().route(FROM, TO, { alternatives: 0, locale: 'en' })).rejects.toThrow(/500/);
+    await expect(make().route(FROM, TO, { alternatives: 0, locale: 'en', overview: 'full' })).rejects.toThrow(/500/);
     mode = 'slow';
     const quick = { osrm: osrmEngine, valhalla: valhallaEngine, graphhopper: graphhopperEngine }[name as 'osrm'](
       base,
       100,
     );
-    await expect(quick.route(FROM, TO, { alternatives: 0, locale: 'en' })).rejects.toThrow();
+    await expect(quick.route(FROM, TO, { alternatives: 0, locale: 'en', overview: 'full' })).rejects.toThrow();
   });
 });
 

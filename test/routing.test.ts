@@ -128,7 +128,7 @@ describe('routing over the imported Monaco graph', () => {
       const a = randomPoint(),
         b = randomPoint();
       if (haversineMeters(a, b) < 50) continue;
-      const r = await directions(a, b);
+      const r = await directions(a, b, { overview: 'full' });
       if (r.status === 422) continue; // clipped carriageways at the extract edge
       expect(r.status).toBe(200);
       const d = r.data;
@@ -168,7 +168,7 @@ describe('routing over the imported Monaco graph', () => {
       const a = randomPoint(),
         b = randomPoint();
       if (haversineMeters(a, b) < 800) continue;
-      const r = await directions(a, b);
+      const r = await directions(a, b, { overview: 'full' });
       if (r.status !== 200 || r.data.routes.length < 2) continue;
       found++;
       const routes = r.data.routes;
@@ -209,6 +209,48 @@ describe('routing over the imported Monaco graph', () => {
     expect(tested).toBe(true);
   });
 
+  it('the default line is the simplified overview of the full one; each is cached apart; a bad overview is 400', async () => {
+    const a = { lat: 43.7311, lng: 7.4197 },
+      b = { lat: 43.745, lng: 7.43 };
+    const simple = await directions(a, b);
+    const full = await directions(a, b, { overview: 'full' });
+    expect([simple.data.source, full.data.source]).toEqual(['fresh', 'fresh']);
+    expect((await directions(a, b, { overview: 'simplified' })).data).toMatchObject({
+      source: 'memory',
+      polyline: simple.data.polyline,
+    });
+    expect(simple.data.distance_meters).toBe(full.data.distance_meters);
+    expect(simple.data.routes[0].maneuvers).toEqual(full.data.routes[0].maneuvers);
+    const fine = JSON.parse(full.data.polyline).coordinates as number[][],
+      few = JSON.parse(simple.data.polyline).coordinates as number[][];
+    assertOnGraph(fine);
+    expect(few.length).toBeLessThan(fine.length);
+    expect([few[0], few.at(-1)]).toEqual([fine[0], fine.at(-1)]);
+    // every kept point is one of the full line's, in order; every dropped one within half a pixel of the route's
+    // extent over 1024 pixels (measured as the module does, flat at the middle latitude) of the segment kept over it
+    const xs = fine.map((p) => p[0]!),
+      ys = fine.map((p) => p[1]!);
+    const midLat = (Math.min(...ys) + Math.max(...ys)) / 2,
+      c = Math.cos((midLat * Math.PI) / 180);
+    const extentM = 111_320 * Math.max((Math.max(...xs) - Math.min(...xs)) * c, Math.max(...ys) - Math.min(...ys));
+    let at = 0;
+    for (let k = 0; k + 1 < few.length; k++) {
+      const i = fine.findIndex((p, j) => j >= at && key(p) === key(few[k]!));
+      const j = fine.findIndex((p, m) => m > i && key(p) === key(few[k + 1]!));
+      expect(i).toBeGreaterThanOrEqual(at);
+      expect(j).toBeGreaterThan(i);
+      for (let m = i + 1; m < j; m++)
+        expect(toSegment(fine[m]!, few[k]!, few[k + 1]!)).toBeLessThanOrEqual(extentM / 2048 + 0.01);
+      at = j;
+    }
+    expect(at).toBe(fine.length - 1);
+    for (const overview of ['none', 'FULL', true, 1]) {
+      const r = await s.post('/maps/v1/directions', body(a, b, { overview }), H);
+      expect(r.status).toBe(400);
+      expect(await errorCode(r)).toBe('VALIDATION_ERROR');
+    }
+  });
+
   it('a point far out at sea is unroutable: 422 DIRECTIONS_UNROUTABLE', async () => {
     const r = await s.post('/maps/v1/directions', body({ lat: 43.69, lng: 7.45 }, { lat: 43.7384, lng: 7.4246 }), H);
     expect(r.status).toBe(422);
@@ -219,7 +261,7 @@ describe('routing over the imported Monaco graph', () => {
     const r = await directions(
       { lat: 43.7311, lng: 7.4197 },
       { lat: 43.745, lng: 7.43 },
-      { waypoints: [{ lat: 43.7384, lng: 7.4246 }] },
+      { waypoints: [{ lat: 43.7384, lng: 7.4246 }], overview: 'full' },
     );
     expect(r.status).toBe(200);
     expect(r.data).toMatchObject({ legs: 2, partial: false, source: 'svc_multileg' });

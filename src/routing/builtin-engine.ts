@@ -3,6 +3,7 @@ import { MAX_STRETCH, viaAlternatives } from './alternatives.js';
 import { CHQuery } from './ch-query.js';
 import { loadGraph, type RoadGraph } from './graph.js';
 import { maneuvers } from './maneuvers.js';
+import type { Overview } from './overview.js';
 import { route, seedsOf, sourceSeeds, targetSeeds } from './chains.js';
 import { assemble, directPath, type RoutePath } from './path.js';
 import { pathRecord } from './route-record.js';
@@ -49,11 +50,14 @@ export class BuiltinEngine implements RoutingEngine {
     return this.routeSync(from, to, opts);
   }
 
-  /** `check` is called while the searches run and may throw to abandon the query (see CHQuery.interrupt). */
+  /**
+   * `check` is called while the searches run and may throw to abandon the query (see CHQuery.interrupt). The paths
+   * carry the full line unless `overview` says otherwise (the directions service always says).
+   */
   routeSync(
     from: LatLng,
     to: LatLng,
-    opts: { alternatives: number; locale: 'en' | 'ar'; maneuvers?: boolean },
+    opts: { alternatives: number; locale: 'en' | 'ar'; overview?: Overview; maneuvers?: boolean },
     check?: () => void,
   ): EngineResult {
     this.q.interrupt = this.check.interrupt = check;
@@ -66,6 +70,7 @@ export class BuiltinEngine implements RoutingEngine {
         pathRecord(
           p,
           i === 0 ? 'Fastest' : `Alternative ${i}`,
+          opts.overview ?? 'full',
           withManeuvers ? maneuvers(this.graph, p, opts.locale) : undefined,
         ),
       ),

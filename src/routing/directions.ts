@@ -6,7 +6,7 @@ import { straightLine } from './degraded.js';
 import { NO_ROAD_GRAPH } from './no-graph.js';
 import { Serialised } from '../core/serialised.js';
 import { decodeLeg, encodeLeg, pathLine, polylineBytes } from './route-record.js';
-import type { DirectionsRequest, EnginePath, RoutingEngine } from './types.js';
+import type { DirectionsRequest, EnginePath, RouteOptions, RoutingEngine } from './types.js';
 
 const TIMED_OUT = Symbol('timed out');
 
@@ -28,21 +28,20 @@ interface LegAnswer {
 /**
  * Cache key of one leg. The origin is reduced to a cell (4 decimals = about 11 m; 3 with coarse_origin = about
  * 110 m) so nearby starts share an answer; the destination stays at full resolution (6 decimals, ~0.1 m).
- * Engine name and version (graph build id / upstream URL), alternatives and locale are part of the key, so a
- * re-import or an engine change never serves stale routes. `route3`: legs are cached as bytes (route-record.ts);
- * entries of earlier shapes are never read.
+ * Engine name and version (graph build id / upstream URL), alternatives, locale and overview are part of the key,
+ * so a re-import or an engine change never serves stale routes. `route4`: legs are cached as bytes
+ * (route-record.ts), with the overview in the key; entries of earlier shapes are never read.
  */
 export function routeKey(
   engine: RoutingEngine,
   a: LatLng,
   b: LatLng,
   coarse: boolean,
-  alternatives: number,
-  locale: string,
+  o: Pick<RouteOptions, 'alternatives' | 'locale' | 'overview'>,
 ): string {
   const f = coarse ? 1e3 : 1e4;
   const cell = `${Math.floor(a.lat * f)},${Math.floor(a.lng * f)}`;
-  return `route3:${engine.name}:${engine.version ?? ''}:${alternatives}:${locale}:${coarse ? 'c' : 'f'}${cell}:${b.lat.toFixed(6)},${b.lng.toFixed(6)}`;
+  return `route4:${engine.name}:${engine.version ?? ''}:${o.alternatives}:${o.locale}:${o.overview}:${coarse ? 'c' : 'f'}${cell}:${b.lat.toFixed(6)},${b.lng.toFixed(6)}`;
 }
 
 export interface DirectionsDeps {
@@ -135,13 +134,14 @@ export class DirectionsService {
   ): Promise<LegAnswer | 'unroutable' | undefined> {
     const alternatives = r.waypoints.length ? 0 : 2;
     const { engine, cache } = this.d;
-    const key = routeKey(engine, a, b, r.coarseOrigin, alternatives, r.locale);
+    const opts = { alternatives, locale: r.locale, overview: r.overview };
+    const key = routeKey(engine, a, b, r.coarseOrigin, opts);
     const hit = cache?.getBytes(key);
     const cached = hit && decodeLeg(hit.value);
     if (cached?.paths.length) return { paths: cached.paths, source: hit!.tier, engine: cached.engine };
     // The requester's signal goes with the query: once the client is gone (or the whole-request timeout answered)
     // the engine drops or abandons it. A max_wait_ms expiry does not: the query goes on to warm the cache.
-    const work = engine.route(a, b, { alternatives, locale: r.locale, signal: r.signal }).then(
+    const work = engine.route(a, b, { ...opts, signal: r.signal }).then(
       (res) => {
         // An engine that already encoded the leg (the routing threads) hands over the buffer the cache keeps.
         if (res.kind === 'ok' && res.paths.length)

@@ -289,14 +289,17 @@ export const lineBytesMax = (p: RoutePath): number => 8 + 2 * (p.n + 2) * 24;
  * here in the routing thread, so the answer carries the bytes as they are sent (route-record.ts). Coordinates at
  * OSM's own precision, 7 decimals, written as ASCII digits straight into the buffer: a cross-country route has tens
  * of thousands of numbers, and formatting them one string at a time was the largest single cost of answering it.
+ * `keep` (indices of `pts`, in order): only those points (the simplified overview, overview.ts).
  */
-export function writeLine(p: RoutePath, buf: Buffer, view: DataView, at: number): number {
+export function writeLine(p: RoutePath, buf: Buffer, view: DataView, at: number, keep?: Uint32Array): number {
   const pts = p.pts;
   buf[at++] = 0x5b; // [
   let lx = NaN,
     ly = NaN,
     count = 0;
-  for (let i = 0; i <= p.n; i++) {
+  const points = keep ? keep.length : p.n + 1;
+  for (let k = 0; k < points; k++) {
+    const i = keep ? keep[k]! : k;
     const x = Math.round(pts[2 * i]! * 1e7),
       y = Math.round(pts[2 * i + 1]! * 1e7);
     if (x === lx && y === ly) continue;
@@ -310,9 +313,9 @@ export function writeLine(p: RoutePath, buf: Buffer, view: DataView, at: number)
 }
 
 /** The line's JSON text as a string (tests and benchmarks; answers use writeLine through route-record.ts). */
-export function lineJson(p: RoutePath): string {
+export function lineJson(p: RoutePath, keep?: Uint32Array): string {
   const buf = Buffer.allocUnsafe(lineBytesMax(p));
-  const end = writeLine(p, buf, new DataView(buf.buffer, buf.byteOffset, buf.length), 0);
+  const end = writeLine(p, buf, new DataView(buf.buffer, buf.byteOffset, buf.length), 0, keep);
   return buf.toString('latin1', 0, end);
 }
 

@@ -1,6 +1,7 @@
 import { AppError } from '../core/errors.js';
 import { haversineMeters, isLat, isLng, type LatLng } from '../core/geo.js';
 import { invalid, optionalBool, requiredCoord } from '../core/fields.js';
+import { DEFAULT_OVERVIEW, OVERVIEWS, type Overview } from './overview.js';
 import type { DirectionsRequest } from './types.js';
 
 export const MAX_WAYPOINTS = 4;
@@ -32,5 +33,13 @@ export function parseDirections(body: Record<string, unknown>, locale: 'en' | 'a
     if (mw > 0 && mw < 30_000) maxWaitMs = mw; // spec: honoured only inside (0, 30000)
   }
   const bodyLocale = body.locale === 'ar' || body.locale === 'en' ? body.locale : locale;
-  return { origin, dest, waypoints, coarseOrigin, maxWaitMs, locale: bodyLocale };
+  return { origin, dest, waypoints, coarseOrigin, maxWaitMs, locale: bodyLocale, overview: overviewOf(body) };
+}
+
+/** `overview`: absent or null is the default; anything but one of the names is a validation error. */
+function overviewOf(body: Record<string, unknown>): Overview {
+  const v = body.overview;
+  if (v === undefined || v === null) return DEFAULT_OVERVIEW;
+  if (!OVERVIEWS.includes(v as Overview)) throw invalid('overview', `must be one of ${OVERVIEWS.join(', ')}`);
+  return v as Overview;
 }

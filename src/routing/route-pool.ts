@@ -13,11 +13,9 @@ export interface RouteInit {
   testDelayMs?: number;
 }
 
-export interface RouteTask {
+export interface RouteTask extends Pick<RouteOptions, 'alternatives' | 'locale' | 'overview'> {
   from: LatLng;
   to: LatLng;
-  alternatives: number;
-  locale: 'en' | 'ar';
 }
 
 const ROUTING_NICE = 15;
@@ -109,7 +107,7 @@ export class PooledRouter implements RoutingEngine {
 
   async route(from: LatLng, to: LatLng, opts: RouteOptions): Promise<EngineResult> {
     this.start();
-    const task: RouteTask = { from, to, alternatives: opts.alternatives, locale: opts.locale };
+    const task: RouteTask = { from, to, alternatives: opts.alternatives, locale: opts.locale, overview: opts.overview };
     try {
       const a = await this.pool!.run<RouteAnswer>(task, { signal: opts.signal });
       if (a.kind !== 'ok') return a;

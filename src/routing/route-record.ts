@@ -1,3 +1,4 @@
+import { overviewIndices, type Overview } from './overview.js';
 import { lineBytesMax, writeLine, type RoutePath } from './path.js';
 import type { EnginePath, Maneuver } from './types.js';
 
@@ -49,9 +50,10 @@ function build(
   };
 }
 
-/** A path of the built-in router: its line is written straight from the path's coordinates. */
-export function pathRecord(p: RoutePath, label: string, maneuvers?: Maneuver[]): EnginePath {
-  return build(label, p.distM, p.ms / 1000, lineBytesMax(p), (buf, v, at) => writeLine(p, buf, v, at), maneuvers);
+/** A path of the built-in router: its line (the overview asked for) is written straight from the path's coordinates. */
+export function pathRecord(p: RoutePath, label: string, overview: Overview, maneuvers?: Maneuver[]): EnginePath {
+  const keep = overview === 'simplified' ? overviewIndices(p.pts, p.n + 1) : undefined;
+  return build(label, p.distM, p.ms / 1000, lineBytesMax(p), (buf, v, at) => writeLine(p, buf, v, at, keep), maneuvers);
 }
 
 /**

@@ -16,7 +16,7 @@ serveTasks<{ engine: BuiltinEngine; init: RouteInit }>(
   ({ engine, init }, payload, check) => {
     const t = payload as RouteTask;
     if (init.testDelayMs) spin(init.testDelayMs, check);
-    const r = engine.routeSync(t.from, t.to, { alternatives: t.alternatives, locale: t.locale }, check);
+    const r = engine.routeSync(t.from, t.to, t, check);
     // One buffer with every path, moved to the HTTP thread rather than copied; it is what the route cache keeps.
     return (r.kind === 'ok' ? { kind: 'ok', leg: encodeLeg(engine.name, r.paths) } : r) satisfies RouteAnswer;
   },

@@ -1,4 +1,5 @@
 import type { LatLng } from '../core/geo.js';
+import type { Overview } from './overview.js';
 
 export interface Maneuver {
   type: string;
@@ -45,6 +46,8 @@ export type EngineResult =
 export interface RouteOptions {
   alternatives: number;
   locale: 'en' | 'ar';
+  /** The line the paths carry: every road point, or the simplified overview (overview.ts). */
+  overview: Overview;
   /** Fires when nobody waits for the answer any more: the engine may drop or abandon the query. */
   signal?: AbortSignal;
 }
@@ -78,6 +81,7 @@ export interface DirectionsRequest {
   coarseOrigin: boolean;
   maxWaitMs?: number;
   locale: 'en' | 'ar';
+  overview: Overview;
   /** The requester's signal (client gone, whole-request timeout): its queries are dropped or abandoned. */
   signal?: AbortSignal;
 }

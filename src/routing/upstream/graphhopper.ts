@@ -1,7 +1,8 @@
 import type { LatLng } from '../../core/geo.js';
 import { instruction, type InstructionInput, type Modifier } from '../instructions.js';
-import type { EngineResult, EnginePath, Maneuver, RoutingEngine } from '../types.js';
+import type { EngineResult, EnginePath, Maneuver, RouteOptions, RoutingEngine } from '../types.js';
 import { fetchJson, trimSlash } from './http.js';
+import { overviewLine } from '../overview.js';
 import { enginePath } from '../route-record.js';
 
 /** GraphHopper `/route` (profile car, points_encoded=false, instructions, alternative_route). */
@@ -78,12 +79,12 @@ export function graphhopperEngine(baseUrl: string, timeoutMs: number): RoutingEn
       if (status === 400 && NO_ROUTE.test(msg)) return { kind: 'unroutable' };
       if (status !== 200 || !Array.isArray(r.paths)) throw new Error(`graphhopper: ${status} ${r.message ?? ''}`);
       if (!r.paths.length) return { kind: 'unroutable' };
-      return { kind: 'ok', paths: r.paths.slice(0, 1 + opts.alternatives).map((p, i) => toPath(p, i, opts.locale)) };
+      return { kind: 'ok', paths: r.paths.slice(0, 1 + opts.alternatives).map((p, i) => toPath(p, i, opts)) };
     },
   };
 }
 
-function toPath(p: GhPath, i: number, locale: 'en' | 'ar'): EnginePath {
+function toPath(p: GhPath, i: number, { locale, overview }: RouteOptions): EnginePath {
   const coords = p.points.coordinates.map((c) => [c[0], c[1]] as [number, number]);
   const maneuvers: Maneuver[] = (p.instructions ?? []).map((ins, k) => {
     const { type, modifier } = mapSign(ins.sign, k === 0);
@@ -102,7 +103,7 @@ function toPath(p: GhPath, i: number, locale: 'en' | 'ar'): EnginePath {
   });
   return enginePath({
     label: i === 0 ? 'Fastest' : `Alternative ${i}`,
-    line: JSON.stringify(coords),
+    line: overviewLine(coords, overview),
     distance_m: p.distance,
     duration_s: p.time / 1000,
     maneuvers,

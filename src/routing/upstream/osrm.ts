@@ -1,7 +1,8 @@
 import type { LatLng } from '../../core/geo.js';
 import { instruction, type InstructionInput, type Modifier } from '../instructions.js';
-import type { EngineResult, EnginePath, Maneuver, RoutingEngine } from '../types.js';
+import type { EngineResult, EnginePath, Maneuver, RouteOptions, RoutingEngine } from '../types.js';
 import { fetchJson, trimSlash } from './http.js';
+import { overviewLine } from '../overview.js';
 import { enginePath } from '../route-record.js';
 
 /** OSRM `/route/v1/driving` (steps, alternatives, GeoJSON geometry), mapped to engine paths with maneuvers. */
@@ -59,12 +60,12 @@ export function osrmEngine(baseUrl: string, timeoutMs: number): RoutingEngine {
       if (status !== 200 || r.code !== 'Ok' || !Array.isArray(r.routes))
         throw new Error(`osrm: ${status} ${r.code} ${r.message ?? ''}`);
       if (!r.routes.length) return { kind: 'unroutable' };
-      return { kind: 'ok', paths: r.routes.slice(0, 1 + opts.alternatives).map((rt, i) => toPath(rt, i, opts.locale)) };
+      return { kind: 'ok', paths: r.routes.slice(0, 1 + opts.alternatives).map((rt, i) => toPath(rt, i, opts)) };
     },
   };
 }
 
-function toPath(rt: OsrmRoute, i: number, locale: 'en' | 'ar'): EnginePath {
+function toPath(rt: OsrmRoute, i: number, { locale, overview }: RouteOptions): EnginePath {
   const steps = rt.legs.flatMap((l) => l.steps ?? []);
   const maneuvers: Maneuver[] = [];
   for (const s of steps) {
@@ -92,7 +93,7 @@ function toPath(rt: OsrmRoute, i: number, locale: 'en' | 'ar'): EnginePath {
   }
   return enginePath({
     label: i === 0 ? 'Fastest' : `Alternative ${i}`,
-    line: JSON.stringify(rt.geometry.coordinates),
+    line: overviewLine(rt.geometry.coordinates, overview),
     distance_m: rt.distance,
     duration_s: rt.duration,
     maneuvers,

@@ -1,7 +1,8 @@
 import type { LatLng } from '../../core/geo.js';
 import { instruction, type InstructionInput, type Modifier } from '../instructions.js';
-import type { EngineResult, EnginePath, Maneuver, RoutingEngine } from '../types.js';
+import type { EngineResult, EnginePath, Maneuver, RouteOptions, RoutingEngine } from '../types.js';
 import { decodePolyline, fetchJson, trimSlash } from './http.js';
+import { overviewLine } from '../overview.js';
 import { enginePath } from '../route-record.js';
 
 /** Valhalla `/route` (costing auto, alternates), shape in polyline6, lengths in kilometres. */
@@ -82,12 +83,12 @@ export function valhallaEngine(baseUrl: string, timeoutMs: number): RoutingEngin
       if (r.error_code !== undefined && NO_ROUTE.has(r.error_code)) return { kind: 'unroutable' };
       if (status !== 200 || !r.trip) throw new Error(`valhalla: ${status} ${r.error_code ?? ''} ${r.error ?? ''}`);
       const trips = [r.trip, ...(r.alternates ?? []).map((a) => a.trip)].slice(0, 1 + opts.alternatives);
-      return { kind: 'ok', paths: trips.map((t, i) => toPath(t, i, opts.locale)) };
+      return { kind: 'ok', paths: trips.map((t, i) => toPath(t, i, opts)) };
     },
   };
 }
 
-function toPath(trip: ValhallaTrip, i: number, locale: 'en' | 'ar'): EnginePath {
+function toPath(trip: ValhallaTrip, i: number, { locale, overview }: RouteOptions): EnginePath {
   const coordinates: Array<[number, number]> = [];
   const maneuvers: Maneuver[] = [];
   for (const leg of trip.legs) {
@@ -123,7 +124,7 @@ function toPath(trip: ValhallaTrip, i: number, locale: 'en' | 'ar'): EnginePath 
   }
   return enginePath({
     label: i === 0 ? 'Fastest' : `Alternative ${i}`,
-    line: JSON.stringify(coordinates),
+    line: overviewLine(coordinates, overview),
     distance_m: trip.summary.length * 1000,
     duration_s: trip.summary.time,
     maneuvers,

@@ -1,0 +1,115 @@
+/**
+ * The route line an answer carries (directions `overview`, as OSRM and Mapbox name it). `full` is every point of
+ * the road geometry; `simplified` (the default) keeps the points that show when the whole route fills a map
+ * 1024 pixels across: no dropped point lies farther than half a pixel of that map from the line kept. A local
+ * route keeps nearly every point (its half pixel is a metre or two); a cross-country one of 10^4 points keeps a
+ * few hundred, so its answer is tens of KB instead of a megabyte, on a field link as on the server.
+ */
+export type Overview = 'full' | 'simplified';
+export const OVERVIEWS: readonly Overview[] = ['simplified', 'full'];
+export const DEFAULT_OVERVIEW: Overview = 'simplified';
+
+/** The largest deviation allowed, as a share of the route's extent: half a pixel of 1024. */
+const EXTENT_SHARE = 1 / 2048;
+
+/** Scratch for the kept marks and the split stack, grown to the longest line so far (lines are simplified one at a time per thread). */
+let keptMark = new Uint8Array(1 << 14);
+let stack = new Uint32Array(1 << 15);
+
+/**
+ * The indices, in order, of the points of a line (`pts` = [lng0, lat0, lng1, lat1, ...], `count` points) that its
+ * simplified overview keeps, always the first and the last. Distances are measured flat, longitudes scaled by the
+ * cosine of the line's middle latitude (what a map of its extent shows, to a few percent over a country). Two
+ * passes of a quarter of the tolerance each, so the bound holds for their sum: points within it of the last point
+ * kept go first (one linear pass, which leaves a long route a fifth of its points), then Douglas-Peucker over the
+ * rest, splitting at the farthest point from each chord until none is farther than the tolerance.
+ */
+export function overviewIndices(pts: Float64Array, count: number): Uint32Array {
+  if (count <= 2) return Uint32Array.from({ length: count }, (_, i) => i);
+  let minX = Infinity,
+    maxX = -Infinity,
+    minY = Infinity,
+    maxY = -Infinity;
+  for (let i = 0; i < count; i++) {
+    const x = pts[2 * i]!,
+      y = pts[2 * i + 1]!;
+    if (x < minX) minX = x;
+    if (x > maxX) maxX = x;
+    if (y < minY) minY = y;
+    if (y > maxY) maxY = y;
+  }
+  const c = Math.cos((((minY + maxY) / 2) * Math.PI) / 180);
+  const tol = (Math.max((maxX - minX) * c, maxY - minY) * EXTENT_SHARE) / 2;
+  const tol2 = tol * tol;
+  // pass 1: radial
+  const cand = new Uint32Array(count);
+  let m = 0;
+  cand[m++] = 0;
+  let lx = pts[0]! * c,
+    ly = pts[1]!;
+  for (let i = 1; i < count - 1; i++) {
+    const x = pts[2 * i]! * c,
+      y = pts[2 * i + 1]!;
+    if ((x - lx) * (x - lx) + (y - ly) * (y - ly) > tol2) {
+      cand[m++] = i;
+      lx = x;
+      ly = y;
+    }
+  }
+  cand[m++] = count - 1;
+  // pass 2: Douglas-Peucker over the candidates, iteratively (a stack of [first, last] candidate positions)
+  if (keptMark.length < m) keptMark = new Uint8Array(Math.max(m, 2 * keptMark.length));
+  if (stack.length < 2 * m) stack = new Uint32Array(Math.max(2 * m, 2 * stack.length));
+  const mark = keptMark;
+  mark.fill(0, 0, m);
+  mark[0] = mark[m - 1] = 1;
+  let kept = 2,
+    top = 0;
+  stack[top++] = 0;
+  stack[top++] = m - 1;
+  while (top > 0) {
+    const last = stack[--top]!,
+      first = stack[--top]!;
+    const ax = pts[2 * cand[first]!]! * c,
+      ay = pts[2 * cand[first]! + 1]!,
+      dx = pts[2 * cand[last]!]! * c - ax,
+      dy = pts[2 * cand[last]! + 1]! - ay,
+      l2 = dx * dx + dy * dy;
+    let far = -1,
+      farD = tol2;
+    for (let k = first + 1; k < last; k++) {
+      const px = pts[2 * cand[k]!]! * c - ax,
+        py = pts[2 * cand[k]! + 1]! - ay;
+      // squared distance to the chord as a segment (a line may double back past its ends)
+      const t = l2 > 0 ? Math.min(1, Math.max(0, (px * dx + py * dy) / l2)) : 0;
+      const ex = px - t * dx,
+        ey = py - t * dy,
+        d = ex * ex + ey * ey;
+      if (d > farD) {
+        farD = d;
+        far = k;
+      }
+    }
+    if (far < 0) continue;
+    mark[far] = 1;
+    kept++;
+    stack[top++] = first;
+    stack[top++] = far;
+    stack[top++] = far;
+    stack[top++] = last;
+  }
+  const out = new Uint32Array(kept);
+  for (let k = 0, j = 0; k < m; k++) if (mark[k]) out[j++] = cand[k]!;
+  return out;
+}
+
+/** An upstream engine's coordinates `[[lng, lat], ...]` as the JSON text of the overview asked for. */
+export function overviewLine(coords: number[][], overview: Overview): string {
+  if (overview === 'full' || coords.length <= 2) return JSON.stringify(coords);
+  const flat = new Float64Array(2 * coords.length);
+  coords.forEach(([x, y], i) => {
+    flat[2 * i] = x!;
+    flat[2 * i + 1] = y!;
+  });
+  return JSON.stringify(Array.from(overviewIndices(flat, coords.length), (i) => coords[i]));
+}
