@@ -1,19 +1,22 @@
 import { basename, join } from 'node:path';
 import { GRAPH_FILE, saveGraph } from '../routing/graph.js';
+import { DEFAULT_IMPORT_MEMORY } from './node-index.js';
 import { buildRoadGraph } from './roads/build-graph.js';
 import { readOsmRoads } from './roads/osm-read.js';
 import { isPbf, type Importer } from './types.js';
 
 /**
- * `roads`: the car routing graph. Streams the PBF twice (ways, then the nodes they use), builds the graph with
+ * `roads`: the car routing graph. Streams the PBF once (node positions into an index, then the ways), builds the graph with
  * turn restrictions and its contraction hierarchy, and writes `<data>/roads.graph` atomically.
  */
 export const roadsImporter: Importer = {
   name: 'roads',
   accepts: isPbf,
-  async run(file, dataDir, progress, signal) {
+  async run(file, dataDir, progress, signal, opts = {}) {
     const t0 = performance.now();
-    const osm = await readOsmRoads(file, { ferries: false, progress, signal });
+    // Half the budget for node positions, as places and render give theirs: the graph is built after they are freed.
+    const nodeBudgetBytes = (opts.memoryBytes ?? DEFAULT_IMPORT_MEMORY) * 0.5;
+    const osm = await readOsmRoads(file, { ferries: false, progress, signal, nodeBudgetBytes, spillDir: dataDir });
     if (!osm.wayCls.length) throw new Error(`${file} holds no drivable roads`);
     // The graph names its source file, not its path: a data directory is carried to other machines as it is.
     const g = buildRoadGraph(osm, basename(file), (stage, done = 0, total = 1) => progress(stage, done, total));

@@ -1,19 +1,20 @@
 import { createReadStream, statSync } from 'node:fs';
 import { OSMTransform } from 'osm-pbf-parser-node';
 import { carProfile, RELATION_TAG_KEYS, WAY_TAG_KEYS } from '../../routing/profile.js';
-import { IdOrdinals } from '../node-index.js';
+import { IdOrdinals, NodeIndex } from '../node-index.js';
 import { GrowF64, GrowI32, GrowU8, GrowU32 } from './grow.js';
 import { indexOfSorted } from '../../core/sorted.js';
 
 /**
- * Reads the routable part of an OSM PBF in two streaming passes.
+ * Reads the routable part of an OSM PBF in one streaming pass (the file is never held in memory).
  *
- * Why two passes: a PBF stores all nodes before the ways, and a country extract has tens of millions of nodes of
- * which only a small share (typically 10-20 %) belong to drivable roads. Pass 1 reads ways and relations only
- * (node tags are not even decoded) and records the node ids routable ways reference; pass 2 keeps coordinates
- * for exactly those ids, found by binary search in one sorted Float64Array. Peak memory is therefore ~24 bytes
- * per referenced node plus the way refs, instead of a coordinate table for every node in the file, and the file
- * itself is never held in memory (streamed block by block).
+ * A PBF stores all nodes before the ways, and only a small share of a country's nodes (typically 10-20 %) belong
+ * to drivable roads, which are known only once the ways are read. Every node's position therefore goes into a
+ * NodeIndex as it streams by (12 bytes a node, spilled to disk past its share of the import's memory budget; node
+ * tags are not even decoded); the ways and relations then record the node ids routable ways reference, and once
+ * the file ends those ids, sorted and unique, take their coordinates from the index in ascending order (so a
+ * spilled index is read front to back). The file is decoded once, where reading it twice (ways first, then the
+ * nodes they use) cost a second full decode of a country's PBF.
  */
 export interface OsmRoads {
   /** Sorted unique OSM node ids referenced by routable ways; index = base node id. */
@@ -77,12 +78,18 @@ async function* items(
 
 export async function readOsmRoads(
   file: string,
-  opts: { ferries: boolean; progress: (stage: string, done: number, total: number) => void; signal: AbortSignal },
+  opts: {
+    ferries: boolean;
+    progress: (stage: string, done: number, total: number) => void;
+    signal: AbortSignal;
+    /** Bytes the node index may hold in memory before it spills to `spillDir` (NodeIndex defaults otherwise). */
+    nodeBudgetBytes?: number;
+    spillDir?: string;
+  },
 ): Promise<OsmRoads> {
   const total = statSync(file).size;
   let read = 0;
-  const bytes = (stage: string) => (n: number) => opts.progress(stage, (read += n), total);
-  // Pass 1: ways and relations.
+  const nodes = new NodeIndex({ budgetBytes: opts.nodeBudgetBytes, spillDir: opts.spillDir });
   const rawRefs = new GrowF64();
   const refStart = new GrowU32();
   refStart.push(0);
@@ -96,75 +103,76 @@ export async function readOsmRoads(
   const wayIndexByOsmId = new IdOrdinals();
   const restrictions: RawRestriction[] = [];
   const skipped = { viaWayRestrictions: 0, badRestrictions: 0 };
-  const pass1 = { withTags: { node: false, way: WAY_TAG_KEYS, relation: RELATION_TAG_KEYS }, withInfo: false };
-  for await (const it of items(file, pass1, bytes('ways'), opts.signal)) {
-    if (it.type === 'way') {
-      const t = it.tags ?? {};
-      const p = carProfile(t, { ferries: opts.ferries });
-      if (!p || !it.refs || it.refs.length < 2) continue;
-      wayIndexByOsmId.push(it.id); // ordinal = cls.length
-      for (const r of it.refs) rawRefs.push(r);
-      refStart.push(rawRefs.length);
-      cls.push(p.cls);
-      ow.push(p.oneway);
-      spd.push(p.speedKmh);
-      rb.push(p.roundabout ? 1 : 0);
-      const tuple: [string, string, string, string] = [
-        t.name ?? '',
-        t['name:ar'] ?? '',
-        t['name:en'] ?? '',
-        t.ref ?? '',
-      ];
-      const key = tuple.join('\u0000');
-      let ni = nameIdx.get(key);
-      if (ni === undefined) nameIdx.set(key, (ni = names.push(tuple) - 1));
-      nm.push(ni);
-    } else if (it.type === 'relation') {
-      const r = parseRestriction(it, skipped);
-      if (r) restrictions.push(r);
+  const parse = { withTags: { node: false, way: WAY_TAG_KEYS, relation: RELATION_TAG_KEYS }, withInfo: false };
+  try {
+    for await (const it of items(file, parse, (n) => opts.progress('read', (read += n), total), opts.signal)) {
+      if (it.type === 'node') nodes.add(it.id, it.lat!, it.lon!);
+      else if (it.type === 'way') {
+        const t = it.tags ?? {};
+        const p = carProfile(t, { ferries: opts.ferries });
+        if (!p || !it.refs || it.refs.length < 2) continue;
+        wayIndexByOsmId.push(it.id); // ordinal = cls.length
+        for (const r of it.refs) rawRefs.push(r);
+        refStart.push(rawRefs.length);
+        cls.push(p.cls);
+        ow.push(p.oneway);
+        spd.push(p.speedKmh);
+        rb.push(p.roundabout ? 1 : 0);
+        const tuple: [string, string, string, string] = [
+          t.name ?? '',
+          t['name:ar'] ?? '',
+          t['name:en'] ?? '',
+          t.ref ?? '',
+        ];
+        const key = tuple.join('\u0000');
+        let ni = nameIdx.get(key);
+        if (ni === undefined) nameIdx.set(key, (ni = names.push(tuple) - 1));
+        nm.push(ni);
+      } else if (it.type === 'relation') {
+        const r = parseRestriction(it, skipped);
+        if (r) restrictions.push(r);
+      }
     }
-  }
-  // Needed node ids: sorted, unique.
-  const sorted = rawRefs.view().slice().sort();
-  let u = 0;
-  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[u - 1]) sorted[u++] = sorted[i]!;
-  const nodeIds = sorted.slice(0, u);
-  const refsIdx = new Uint32Array(rawRefs.length);
-  const rv = rawRefs.view();
-  for (let i = 0; i < rv.length; i++) refsIdx[i] = indexOfSorted(nodeIds, rv[i]!);
-  // Pass 2: coordinates of the needed nodes only.
-  const lat = new Float64Array(u),
-    lon = new Float64Array(u),
-    found = new Uint8Array(u);
-  read = 0;
-  const pass2 = { withTags: false, withInfo: false };
-  for await (const it of items(file, pass2, bytes('nodes'), opts.signal)) {
-    if (it.type !== 'node') continue; // ways/relations follow the nodes; the parser has no way to skip them
-    const i = indexOfSorted(nodeIds, it.id);
-    if (i >= 0) {
-      // OSM stores 1e-7 degree fixed point; rounding undoes the parser's float noise (and keeps JSON short)
-      lat[i] = Math.round(it.lat! * 1e7) / 1e7;
-      lon[i] = Math.round(it.lon! * 1e7) / 1e7;
+    // Needed node ids: sorted, unique.
+    const sorted = rawRefs.view().slice().sort();
+    let u = 0;
+    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[u - 1]) sorted[u++] = sorted[i]!;
+    const nodeIds = sorted.slice(0, u);
+    const refsIdx = new Uint32Array(rawRefs.length);
+    const rv = rawRefs.view();
+    for (let i = 0; i < rv.length; i++) refsIdx[i] = indexOfSorted(nodeIds, rv[i]!);
+    // Their coordinates, in id order; one the file does not hold (a clipped extract) stays not found.
+    const lat = new Float64Array(u),
+      lon = new Float64Array(u),
+      found = new Uint8Array(u);
+    const ll = new Float64Array(2);
+    for (let i = 0; i < u; i++) {
+      if (!nodes.lookup(nodeIds[i]!, ll)) continue;
+      // the index keeps OSM's 1e-7 degree fixed point, so these are the file's own coordinates
+      lat[i] = ll[0]!;
+      lon[i] = ll[1]!;
       found[i] = 1;
     }
+    return {
+      nodeIds,
+      lat,
+      lon,
+      found,
+      refStart: refStart.view().slice(),
+      refs: refsIdx,
+      wayCls: cls.view().slice(),
+      wayOneway: ow.view().slice(),
+      waySpeed: spd.view().slice(),
+      wayRoundabout: rb.view().slice(),
+      wayName: nm.view().slice(),
+      names,
+      wayIndexByOsmId,
+      restrictions,
+      skipped,
+    };
+  } finally {
+    nodes.close();
   }
-  return {
-    nodeIds,
-    lat,
-    lon,
-    found,
-    refStart: refStart.view().slice(),
-    refs: refsIdx,
-    wayCls: cls.view().slice(),
-    wayOneway: ow.view().slice(),
-    waySpeed: spd.view().slice(),
-    wayRoundabout: rb.view().slice(),
-    wayName: nm.view().slice(),
-    names,
-    wayIndexByOsmId,
-    restrictions,
-    skipped,
-  };
 }
 
 /** `type=restriction` with from-way / via-node or via-way(s) / to-way, for cars (`restriction:motorcar`, `except`). */
