@@ -11,7 +11,7 @@ import { commandConfig } from './options.js';
 import { progressBar } from './ui/progress.js';
 
 /** Importer stages whose progress is bytes of the input file read. */
-const BYTE_STAGES = new Set(['read', 'ways', 'nodes']);
+const BYTE_STAGES = new Set(['read']);
 
 export function makeImportCommand(io: Io, signals: NodeJS.EventEmitter = process): CommandUnknownOpts {
   return new Command('import')
