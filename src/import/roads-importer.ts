@@ -14,8 +14,10 @@ export const roadsImporter: Importer = {
   accepts: isPbf,
   async run(file, dataDir, progress, signal, opts = {}) {
     const t0 = performance.now();
-    // Half the budget for node positions, as places and render give theirs: the graph is built after they are freed.
-    const nodeBudgetBytes = (opts.memoryBytes ?? DEFAULT_IMPORT_MEMORY) * 0.5;
+    // An eighth of the budget for node positions, the rest spilled: the ones drivable ways use (a fifth) are read back
+    // once, in id order, so the spill file is written and read front to back, and the graph built next has the
+    // memory (freed chunks are not always handed back to the system before the contraction needs it).
+    const nodeBudgetBytes = (opts.memoryBytes ?? DEFAULT_IMPORT_MEMORY) * 0.125;
     const osm = await readOsmRoads(file, { ferries: false, progress, signal, nodeBudgetBytes, spillDir: dataDir });
     if (!osm.wayCls.length) throw new Error(`${file} holds no drivable roads`);
     // The graph names its source file, not its path: a data directory is carried to other machines as it is.
