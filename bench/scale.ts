@@ -304,7 +304,8 @@ async function serve(env: Record<string, string> = {}) {
         const j = JSON.parse(res.body?.toString('utf8') || '{}') as { data?: { predictions?: unknown[] } };
         typed.push(res.ms);
         if (res.status !== 200) failed++;
-        else if (!j.data?.predictions?.length) empty++;
+        else if (!j.data?.predictions?.length && empty++ < 5)
+          process.stderr.write(`autocomplete: no prediction for "${decodeURIComponent(q)}" (typing "${name}")\n`);
       }
     }
     return {
