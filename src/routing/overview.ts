@@ -12,7 +12,7 @@ export const DEFAULT_OVERVIEW: Overview = 'simplified';
 /** The largest deviation allowed, as a share of the route's extent: half a pixel of 1024. */
 const EXTENT_SHARE = 1 / 2048;
 
-/** Scratch for the kept marks and the split stack, grown to the longest line so far (lines are simplified one at a time per thread). */
+/** Scratch for the kept marks and the split stack, grown to the longest line so far (one line at a time a thread). */
 let keptMark = new Uint8Array(1 << 14);
 let stack = new Uint32Array(1 << 15);
 
@@ -20,9 +20,9 @@ let stack = new Uint32Array(1 << 15);
  * The indices, in order, of the points of a line (`pts` = [lng0, lat0, lng1, lat1, ...], `count` points) that its
  * simplified overview keeps, always the first and the last. Distances are measured flat, longitudes scaled by the
  * cosine of the line's middle latitude (what a map of its extent shows, to a few percent over a country). Two
- * passes of a quarter of the tolerance each, so the bound holds for their sum: points within it of the last point
- * kept go first (one linear pass, which leaves a long route a fifth of its points), then Douglas-Peucker over the
- * rest, splitting at the farthest point from each chord until none is farther than the tolerance.
+ * passes of half the allowed deviation each (a quarter pixel), so the bound holds for their sum: points within it of
+ * the last point kept go first (one linear pass, which leaves a long route a fraction of its points), then
+ * Douglas-Peucker over the rest, splitting at the farthest point from each chord until none is farther than it.
  */
 export function overviewIndices(pts: Float64Array, count: number): Uint32Array {
   if (count <= 2) return Uint32Array.from({ length: count }, (_, i) => i);
