@@ -38,12 +38,13 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
     // boundaries), has nothing to announce: one bit, in an array small enough to stay in cache; nor has a junction
     // that continues the same way with no other way out.
     if (v >= 0 && !isJunction(g, v)) continue;
-    if (aWay === bWay && v >= 0 && g.first[v + 1]! - g.first[v]! <= 2) continue;
     const rbIn = wayRoundabout[aWay] === 1,
       rbOut = wayRoundabout[bWay] === 1;
     // Straight through a junction on the same road (most junctions of a long route): nothing to announce, and a
-    // flat test says so without the spherical bearings' trigonometry.
+    // flat test says so without the spherical bearings' trigonometry, from the points at hand.
     if (!rbIn && !rbOut && wayName[aWay] === wayName[bWay] && surelyStraight(pts, i)) continue;
+    // Nor where one way goes on with no other way out (its edge offsets are a cache miss, so asked second).
+    if (aWay === bWay && v >= 0 && g.first[v + 1]! - g.first[v]! <= 2) continue;
     const inB = lastBrgOf === i ? lastBrg : brg(i);
     // the junction's latitude terms serve the way out and every other way from it
     const jLat = pts[2 * i + 3]! * TO_RAD,
@@ -94,6 +95,9 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
       g.wayCls[aWay] !== g.wayCls[bWay]
     ) {
       input = { type: 'merge', modifier: angle < 0 ? 'slight left' : 'slight right', name: nameOf(bWay) };
+    } else if (renamed && Math.abs(angle) >= 45) {
+      // a sharp turn onto another street is announced whatever else the junction offers (a fork is under 45 degrees)
+      input = { type: 'turn', modifier: mod, name: nameOf(bWay) };
     } else {
       const others = options(g, v, p, i, inB, jCos, jSin);
       if (others.length === 1 && Math.abs(angle) < 45 && Math.abs(others[0]!.angle) < 45) {
