@@ -109,6 +109,8 @@ export class DirectionsPanel {
         origin_lng: a.lng,
         dest_lat: b.lat,
         dest_lng: b.lng,
+        // every road point: the console is where a route is checked, zoomed in to the street it takes
+        overview: 'full',
         ...(this.stops.length ? { waypoints: this.stops.map((st) => ({ lat: st.lat, lng: st.lng })) } : {}),
       });
       if (seq !== this.seq) return;

@@ -264,6 +264,7 @@ describe.skipIf(!haveChromium)('the console in headless Chromium', () => {
     await clickAt(120, 40, 'to');
     const res = await directions;
     expect(res.status()).toBe(200);
+    expect(res.request().postDataJSON()).toMatchObject({ overview: 'full' }); // drawn at street zoom too
     const body = (await res.json()).data;
     await page.locator('#maneuvers li').first().waitFor({ timeout: 10_000 });
     expect(body.routes.length).toBeGreaterThan(0);
