@@ -1,8 +1,9 @@
 /**
  * Route answer phases on a large graph, optionally side by side with a baseline build: per route, the CH query,
  * unpacking, assembling, alternatives, maneuvers and the line text, timed as BuiltinEngine runs them; then whole
- * answers (routeSync, alternatives and maneuvers on, the line as `--overview` says) for long and local pairs, with the baseline's and this build's
- * answers compared as JSON text. Both builds run over one loaded graph, alternating which goes first per pair.
+ * answers (routeSync, alternatives and maneuvers on, the line as `--overview` says) for long and local pairs, with
+ * the baseline's and this build's answers compared as JSON text (a build before the simplified line writes the full
+ * one: compare with `--overview full`). Both builds run over one loaded graph, alternating which goes first per pair.
  *
  * Run (built code; `npm run build` first):
  *   npx tsx bench/routing-phases.ts --graph <data>/roads.graph [--layout <country.osm.pbf>.layout.json]
