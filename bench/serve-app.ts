@@ -2,8 +2,9 @@
  * The svcmaps app as the benchmarks see it: the BUILT code (dist/, so `npm run build` first: worker threads then
  * start from compiled modules, as in production, not through tsx), real config pipeline, real SQLite store in the
  * data directory given as argv[2] (the parent owns and removes it), an optional hot-tier size in bytes as argv[3],
- * SVCMAPS_* environment settings (as `svcmaps serve` reads them), production meter flush interval, a silent logger (or, with BENCH_LOG=<file>, the production request log written to
- * that file, e.g. /dev/null, so its cost is measured too), 127.0.0.1 and a free port. Limits are raised so the
+ * SVCMAPS_* environment settings (as `svcmaps serve` reads them), production meter flush interval, a silent logger
+ * (or, with BENCH_LOG=<file>, the production request log written to that file, e.g. /dev/null, so its cost is
+ * measured too), 127.0.0.1 and a free port. Limits are raised so the
  * benchmark measures their cost, never their effect.
  * Prints {"port", "apiKey"} on stdout when ready.
  */

@@ -12,7 +12,11 @@ export const DEFAULT_OVERVIEW: Overview = 'simplified';
 /** The largest deviation allowed, as a share of the route's extent: half a pixel of 1024. */
 const EXTENT_SHARE = 1 / 2048;
 
-/** Scratch for the kept marks and the split stack, grown to the longest line so far (one line at a time a thread). */
+/**
+ * Scratch for the radial pass's candidates, their kept marks and the split stack, grown to the longest line so far
+ * (one line at a time a thread).
+ */
+let candidates = new Uint32Array(1 << 14);
 let keptMark = new Uint8Array(1 << 14);
 let stack = new Uint32Array(1 << 15);
 
@@ -42,7 +46,8 @@ export function overviewIndices(pts: Float64Array, count: number): Uint32Array {
   const tol = (Math.max((maxX - minX) * c, maxY - minY) * EXTENT_SHARE) / 2;
   const tol2 = tol * tol;
   // pass 1: radial
-  const cand = new Uint32Array(count);
+  if (candidates.length < count) candidates = new Uint32Array(Math.max(count, 2 * candidates.length));
+  const cand = candidates;
   let m = 0;
   cand[m++] = 0;
   let lx = pts[0]! * c,

@@ -77,7 +77,7 @@ export const FINAL_SQL = `
   CREATE TABLE place_tokens (id INTEGER PRIMARY KEY, tokens TEXT NOT NULL);
   -- Prefix indexes up to 6 characters: a typed word of 4-6 letters ("stra", "stat") matched by expanding every term
   -- that starts with it was the slow tail of autocomplete on a country (p99 9.9 -> 6.3 ms in-process at 600 copies;
-  -- the index grows from 28 to 47 MB there). Longer prefixes expand to few terms.
+  -- the index grows from 28 to 47 MB there). Longer words are matched as the terms they begin (prefixTerms).
   CREATE VIRTUAL TABLE places_fts USING fts5(tokens, content='', columnsize=0, detail=none,
     prefix='${Array.from({ length: FTS_PREFIX_MAX }, (_, i) => i + 1).join(' ')}',
     tokenize='unicode61 remove_diacritics 0');
