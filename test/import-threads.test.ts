@@ -1,3 +1,4 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,28 +9,31 @@ import { GRAPH_FILE } from '../src/routing/graph.js';
 import { cli } from './helpers/cli.js';
 import { MONACO_PBF } from './helpers/fixtures.js';
 
-describe('importers side by side, one thread each', () => {
+describe('importers side by side, one thread each, on one read of the file', () => {
   const root = mkdtempSync(join(tmpdir(), 'svcmaps-threads-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  /** Imports Monaco in two threads into a fresh directory, recording which importer reported progress when. */
-  async function importMonaco(name: string, memoryBytes: number, pbfBytes: number) {
+  /** Imports Monaco in two threads into a fresh directory, recording which importer reported which stage when. */
+  async function importMonaco(name: string, memoryBytes: number, pbfBytes: number, file = MONACO_PBF) {
     const dir = join(root, name);
     await cli('keys', 'list', '--data', dir); // prepares the directory
-    const events: Array<{ name: string; at: number }> = [];
+    const events: Array<{ name: string; stage: string; at: number }> = [];
     const summaries = await importInThreads(
       IMPORTERS,
-      MONACO_PBF,
+      file,
       dir,
-      (importer) => events.push({ name: importer, at: performance.now() }),
+      (importer, stage) => events.push({ name: importer, stage, at: performance.now() }),
       new AbortController().signal,
       { memoryBytes, threads: 2, pbfBytes },
     );
     return { summaries, events };
   }
 
+  let direct: Record<string, Record<string, number>> | undefined;
+
   it('two threads run roads, render and places at the same time; summaries come back in importer order', async () => {
     const { summaries, events } = await importMonaco('direct', 256 * 2 ** 20, statSync(MONACO_PBF).size);
+    direct = Object.fromEntries(summaries.map((s) => [s.importer, s.counts]));
     expect(summaries.map((s) => s.importer)).toEqual(IMPORTERS.map((i) => i.name));
     expect(summaries.find((s) => s.importer === 'roads')!.counts.nodes).toBeGreaterThan(1000);
     // render's progress arrives while roads (started first, the longest) is still reporting
@@ -39,15 +43,35 @@ describe('importers side by side, one thread each', () => {
     expect(render.some((t) => t > Math.min(...roads) && t < Math.max(...roads))).toBe(true);
   }, 120_000);
 
-  it('importers whose estimated peaks do not fit the memory budget together run one after another', async () => {
+  it('reads the file once for all three: it imports from a named pipe, which can be read only once', async () => {
+    const fifo = join(root, 'once.osm.pbf');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    // the only writer: a second open of the pipe for reading would wait for another one forever
+    const writer = spawn('sh', ['-c', 'cat "$0" > "$1"', MONACO_PBF, fifo], { stdio: 'ignore' });
+    const { summaries } = await importMonaco('fifo', 256 * 2 ** 20, statSync(MONACO_PBF).size, fifo);
+    if (writer.exitCode === null) await new Promise((r) => writer.once('exit', r));
+    expect(writer.exitCode).toBe(0);
+    const counts = Object.fromEntries(summaries.map((s) => [s.importer, s.counts]));
+    expect(counts).toEqual(direct); // what the import from the file itself gave (the first test)
+    expect(counts.roads!.nodes).toBeGreaterThan(1000);
+    expect(counts.places!.street).toBeGreaterThan(100);
+  }, 120_000);
+
+  it('build phases whose estimated peaks do not fit the memory budget together run one after another', async () => {
     const MB = 2 ** 20;
     // As if the file were 30 MB: roads alone (~255 MB) fits 256 MB; no two importers fit together.
     expect(estimatedPeak('roads', 30 * MB)).toBeLessThanOrEqual(256 * MB);
     expect(estimatedPeak('render', 30 * MB) + estimatedPeak('places', 30 * MB)).toBeGreaterThan(256 * MB);
     const { summaries, events } = await importMonaco('budget', 256 * MB, 30 * MB);
     expect(summaries.map((s) => s.importer)).toEqual(IMPORTERS.map((i) => i.name));
-    // progress never interleaves: each importer reports only after the one before it finished, roads first
-    const order = events.map((e) => e.name).filter((n, i, a) => n !== a[i - 1]);
+    // all three read together; past the read, progress never interleaves: each importer builds only after the one
+    // before it finished, roads first
+    const reading = new Set(events.filter((e) => e.stage === 'read').map((e) => e.name));
+    expect([...reading].sort()).toEqual(['places', 'render', 'roads']);
+    const order = events
+      .filter((e) => e.stage !== 'read')
+      .map((e) => e.name)
+      .filter((n, i, a) => n !== a[i - 1]);
     expect(order).toEqual(['roads', 'render', 'places']);
   }, 120_000);
 

@@ -1,16 +1,22 @@
 /**
- * One importer in its own thread (see parallel.ts): runs it on the file, posts its progress (at most every
- * 100 ms, and at every stage change) and then its summary or its error message; 'abort' from the parent aborts it.
+ * One importer in its own thread (see parallel.ts): runs it on the parent's shared read of the file (shared-read.ts),
+ * posts its progress (at most every 100 ms, and at every stage change) and then its summary or its error message.
+ * Its build phase waits for the parent's admission ('admit' -> 'admitted'); 'abort' from the parent aborts it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { IMPORTERS } from './importers.js';
 import type { ThreadJob, ThreadMessage } from './parallel.js';
+import { remoteFeed, type PartMessage } from './shared-read.js';
 
 const port = parentPort!;
 const job = workerData as ThreadJob;
 const abort = new AbortController();
-port.on('message', (m) => {
+const { feed, receive } = remoteFeed(port, abort.signal);
+let admitted: (() => void) | undefined;
+port.on('message', (m: 'abort' | 'admitted' | PartMessage) => {
   if (m === 'abort') abort.abort();
+  else if (m === 'admitted') admitted?.();
+  else receive(m);
 });
 const post = (m: ThreadMessage) => port.postMessage(m);
 let lastStage = '',
@@ -29,7 +35,16 @@ try {
       post({ t: 'progress', stage, done, total });
     },
     abort.signal,
-    { memoryBytes: job.memoryBytes },
+    {
+      memoryBytes: job.memoryBytes,
+      feed,
+      admit: () =>
+        new Promise<void>((resolve, reject) => {
+          admitted = resolve;
+          abort.signal.addEventListener('abort', () => reject(new Error('aborted')));
+          post({ t: 'admit' });
+        }),
+    },
   );
   post({ t: 'done', summary });
 } catch (e) {

@@ -32,6 +32,25 @@ interface Chunk {
   lon: Int32Array;
 }
 
+/**
+ * A sealed index as other threads of the process attach to it (NodeIndex.share, NodeIndex.attach): its chunk
+ * directory, its resident chunks in shared memory, and the spill file's descriptor (descriptors belong to the
+ * process, so a positioned read works from any thread). The index that shared it must stay open until every thread
+ * attached to it is done.
+ */
+export interface NodeIndexShare {
+  chunkSize: number;
+  cacheChunks: number;
+  nChunks: number;
+  size: number;
+  first: Float64Array;
+  last: Float64Array;
+  offset: Float64Array;
+  count: Uint32Array;
+  chunks: Array<SharedArrayBuffer | null>;
+  fd: number;
+}
+
 export class NodeUnsortedError extends Error {
   constructor(id: number, after: number) {
     super(`node ${id} comes after node ${after}: the extract is not sorted by id (sort it with \`osmium sort\`)`);
@@ -55,6 +74,10 @@ export class NodeIndex {
   private offset = new Float64Array(64); // byte offset in the spill file, -1 when resident
   private count = new Uint32Array(64);
   private chunks: Array<Chunk | undefined> = [];
+  /** Resident chunks' memory, shared with attached threads. */
+  private chunkMem: Array<SharedArrayBuffer | undefined> = [];
+  /** Attached (NodeIndex.attach): read-only, and the spill file is not this index's to close. */
+  private attached = false;
   private nChunks = 0;
   private n = 0;
   private residentBytes = 0;
@@ -98,6 +121,7 @@ export class NodeIndex {
   }
 
   add(id: number, lat: number, lon: number): void {
+    if (this.attached) throw new Error('an attached node index is read-only');
     if (this.curN === this.chunkSize) this.seal();
     const i = this.curN++;
     if (i > 0 && id < this.curIds[i - 1]!) this.curSorted = false;
@@ -148,13 +172,53 @@ export class NodeIndex {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.fd >= 0) closeSync(this.fd);
+    if (this.fd >= 0 && !this.attached) closeSync(this.fd);
     this.fd = -1;
     this.chunks = [];
+    this.chunkMem = [];
     this.cache.clear();
     this.curIds = new Float64Array(0);
     this.curLat = new Int32Array(0);
     this.curLon = new Int32Array(0);
+  }
+
+  /** Seals the index and describes it for NodeIndex.attach in other threads (no copy of the chunks). */
+  share(): NodeIndexShare {
+    this.seal();
+    const m = this.nChunks;
+    return {
+      chunkSize: this.chunkSize,
+      cacheChunks: this.cacheChunks,
+      nChunks: m,
+      size: this.n,
+      first: this.first.slice(0, m),
+      last: this.last.slice(0, m),
+      offset: this.offset.slice(0, m),
+      count: this.count.slice(0, m),
+      chunks: Array.from({ length: m }, (_, c) => this.chunkMem[c] ?? null),
+      fd: this.fd,
+    };
+  }
+
+  /** A read-only index over one another thread shared; close() frees only this thread's read cache. */
+  static attach(s: NodeIndexShare): NodeIndex {
+    const x = new NodeIndex({ chunkSize: s.chunkSize, budgetBytes: 0 });
+    Object.assign(x, {
+      attached: true,
+      cacheChunks: s.cacheChunks,
+      nChunks: s.nChunks,
+      n: s.size,
+      first: s.first,
+      last: s.last,
+      offset: s.offset,
+      count: s.count,
+      fd: s.fd,
+      chunks: s.chunks.map((b, c) => (b ? chunkOver(b, s.count[c]!) : undefined)),
+      curIds: new Float64Array(0),
+      curLat: new Int32Array(0),
+      curLon: new Int32Array(0),
+    });
+    return x;
   }
 
   private findChunk(id: number): number {
@@ -190,11 +254,7 @@ export class NodeIndex {
       got += r;
     }
     this.spillReads++;
-    const ch = {
-      ids: new Uint32Array(buf, 0, k),
-      lat: new Int32Array(buf, 4 * k, k),
-      lon: new Int32Array(buf, 8 * k, k),
-    };
+    const ch = chunkOver(buf, k);
     if (this.cache.size >= this.cacheChunks) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(c, ch);
     return ch;
@@ -255,17 +315,15 @@ export class NodeIndex {
     this.first[c] = base;
     this.last[c] = ids[k - 1]!;
     this.count[c] = k;
-    const buf = new ArrayBuffer(k * BYTES_PER_NODE);
-    const ch = {
-      ids: new Uint32Array(buf, 0, k),
-      lat: new Int32Array(buf, 4 * k, k),
-      lon: new Int32Array(buf, 8 * k, k),
-    };
+    // shared memory, so threads that attach to the index read the resident chunks where they are
+    const buf = new SharedArrayBuffer(k * BYTES_PER_NODE);
+    const ch = chunkOver(buf, k);
     for (let i = 0; i < k; i++) ch.ids[i] = ids[i]! - base;
     ch.lat.set(lat);
     ch.lon.set(lon);
     if (this.residentBytes + buf.byteLength <= this.budget) {
       this.chunks[c] = ch;
+      this.chunkMem[c] = buf;
       this.offset[c] = -1;
       this.residentBytes += buf.byteLength;
       return;
@@ -291,6 +349,13 @@ export class NodeIndex {
     }
   }
 }
+
+/** A chunk's three columns over its k * 12 bytes. */
+const chunkOver = (buf: ArrayBufferLike, k: number): Chunk => ({
+  ids: new Uint32Array(buf, 0, k),
+  lat: new Int32Array(buf, 4 * k, k),
+  lon: new Int32Array(buf, 8 * k, k),
+});
 
 /** "4g", "512m", "800k", "1.5G", or plain bytes -> bytes. */
 export function parseSize(s: string): number {

@@ -1,5 +1,10 @@
 import { startModuleWorker } from '../core/module-worker.js';
+import { NodeIndex } from './node-index.js';
+import { shareRead, type ReadConsumer } from './shared-read.js';
 import type { Importer, ImportSummary } from './types.js';
+
+/** Share of the `--memory` budget the shared read's node index keeps resident (the rest of it spills). */
+const NODE_INDEX_SHARE = 0.25;
 
 /** What an import thread is started with. */
 export interface ThreadJob {
@@ -9,12 +14,14 @@ export interface ThreadJob {
   memoryBytes: number;
 }
 
+/** Importer thread -> parent: besides these, 'ack' (a part of the read consumed) and 'released' (done with nodes). */
 export type ThreadMessage =
   | { t: 'progress'; stage: string; done: number; total: number }
+  | { t: 'admit' }
   | { t: 'done'; summary: ImportSummary }
   | { t: 'error'; message: string };
 
-/** Longest first, so the last thread to finish starts first (measured at country scale: roads, render, places). */
+/** Longest first, so the last to finish is admitted first (measured at country scale: roads, render, places). */
 const WEIGHT: Record<string, number> = { roads: 3, render: 2, places: 1 };
 
 /**
@@ -22,7 +29,7 @@ const WEIGHT: Record<string, number> = { roads: 3, render: 2, places: 1 };
  * 2.2 GB, render 1.3 GB, places 1.0 GB), rounded up. The `--memory` budget bounds the node index and way
  * geometries that spill to disk; the contraction's edge arrays, the places database build and the render features
  * grow with the extract regardless. Side by side, the importers' peaks add up (7.1 GB for the 1,200-copy country),
- * so a thread starts only when its estimate fits beside the running ones.
+ * so an importer's build phase starts only when its estimate fits beside the running ones.
  */
 const PEAK_PER_PBF_BYTE: Record<string, number> = { roads: 8.5, render: 5, places: 4 };
 
@@ -31,14 +38,18 @@ export const estimatedPeak = (name: string, pbfBytes: number): number =>
   Math.ceil((PEAK_PER_PBF_BYTE[name] ?? PEAK_PER_PBF_BYTE.roads!) * pbfBytes);
 
 /**
- * Runs importers side by side, one thread each, at most `threads` at a time. At country scale the road graph's
- * contraction alone takes about as long as places and render together, so on two cores a full import takes about
- * as long as its longest importer instead of the sum. A thread starts only while the estimated peaks of the running
- * ones and its own fit in the memory budget (estimatedPeak; the first always starts), so a large country runs its
- * stages one or two at a time instead of all at once. Each running thread gets an equal share of the budget for
- * its node index and way geometries. The first failure aborts the others (each importer renames its output in only
- * when complete, so the data in service stays in service) and is thrown as it is; summaries come back in the
- * importers' order.
+ * Runs importers side by side, one thread each, on one read of the PBF: the parent thread reads and inflates the
+ * file once and decodes its nodes once, into one node index, and every importer thread consumes the same parts
+ * (shared-read.ts), decoding the ways' and relations' tags it needs. So the file is read once however many
+ * importers there are, and node positions are held once, not once per importer.
+ *
+ * After the read, each importer's build phase (the road graph's contraction, the render and places indexes) is
+ * where its memory peaks, so it waits for admission: longest first (roads, render, places), at most `threads` at a
+ * time, and only while the estimated peaks of the admitted ones and its own fit the memory budget (estimatedPeak;
+ * the first always goes). At country scale the contraction alone takes about as long as places and render
+ * together, so on two cores a full import takes about as long as its longest importer instead of the sum. The
+ * first failure aborts the others (each importer renames its output in only when complete, so the data in service
+ * stays in service) and is thrown as it is; summaries come back in the importers' order.
  */
 export async function importInThreads(
   importers: Importer[],
@@ -49,66 +60,112 @@ export async function importInThreads(
   o: { memoryBytes: number; threads: number; pbfBytes: number },
 ): Promise<ImportSummary[]> {
   const threads = Math.max(1, Math.min(o.threads, importers.length));
-  let committed = 0; // estimated peak bytes of the running threads
-  const waiting: Array<() => void> = []; // lanes waiting for memory to free
-  const queue = [...importers].sort((a, b) => (WEIGHT[b.name] ?? 0) - (WEIGHT[a.name] ?? 0));
   const results = new Map<string, ImportSummary>();
-  const running = new Set<{ abort(): void }>();
+  const stop = new AbortController(); // the read and every thread
   let failure: Error | undefined;
-  const stopAll = () => {
-    for (const r of running) r.abort();
+  const fail = (err: Error) => {
+    if (!failure) failure = err;
+    stop.abort();
   };
-  signal.addEventListener('abort', stopAll);
-  const runOne = (imp: Importer) =>
-    new Promise<void>((resolve) => {
-      const peak = estimatedPeak(imp.name, o.pbfBytes);
+  const onAbort = () => stop.abort();
+  signal.addEventListener('abort', onAbort);
+
+  // Admission of build phases, in WEIGHT order: an importer waits for the ones before it to be admitted first.
+  const order = [...importers].sort((a, b) => (WEIGHT[b.name] ?? 0) - (WEIGHT[a.name] ?? 0)).map((i) => i.name);
+  const asking = new Map<string, () => void>();
+  const building = new Set<string>();
+  let committed = 0;
+  const admit = () => {
+    while (order.length) {
+      const name = order[0]!,
+        go = asking.get(name);
+      const peak = estimatedPeak(name, o.pbfBytes);
+      if (!go || building.size >= threads || (building.size && committed + peak > o.memoryBytes)) return;
+      order.shift();
+      asking.delete(name);
+      building.add(name);
       committed += peak;
-      const job: ThreadJob = { name: imp.name, file, dataDir, memoryBytes: Math.floor(o.memoryBytes / threads) };
-      const worker = startModuleWorker(import.meta.url, 'import-thread', job);
-      const handle = { abort: () => worker.postMessage('abort') };
-      running.add(handle);
-      let settled = false;
-      const settle = (err?: Error) => {
-        if (settled) return;
-        settled = true;
-        running.delete(handle);
-        committed -= peak;
-        for (const w of waiting.splice(0)) w();
-        if (err && !failure) {
-          failure = err;
-          stopAll();
-        }
-        resolve();
-      };
-      worker.on('message', (m: ThreadMessage) => {
-        if (m.t === 'progress') progress(imp.name, m.stage, m.done, m.total);
-        else if (m.t === 'done') {
-          results.set(imp.name, m.summary);
-          settle();
-        } else settle(new Error(`${imp.name}: ${m.message}`)); // which importer, as the operator sees several run
-      });
-      worker.on('error', (e) => settle(e));
-      worker.on('exit', (code) =>
-        settle(results.has(imp.name) ? undefined : new Error(`${imp.name} import thread exited (${code})`)),
-      );
-      if (signal.aborted) handle.abort();
-    });
-  // The next importer that fits beside the running ones (longest first); the first always runs.
-  const next = (): Importer | undefined => {
-    const i = queue.findIndex((imp) => !committed || committed + estimatedPeak(imp.name, o.pbfBytes) <= o.memoryBytes);
-    return i < 0 ? undefined : queue.splice(i, 1)[0];
-  };
-  const lanes = Array.from({ length: threads }, async () => {
-    while (queue.length && !failure && !signal.aborted) {
-      const imp = next();
-      if (imp) await runOne(imp);
-      else await new Promise<void>((r) => waiting.push(r)); // a running thread finishes, then look again
+      go();
     }
-  });
+  };
+
+  const index = new NodeIndex({ budgetBytes: o.memoryBytes * NODE_INDEX_SHARE, spillDir: dataDir });
+  let holding = importers.length; // threads that may still read the index
+  let readEnded = false;
+  const letGo = () => {
+    if (--holding === 0 && readEnded) index.close();
+  };
+  const consumers: Array<ReadConsumer & { name: string }> = [];
+  const read = { ack: (_c: ReadConsumer) => {} };
+  const threadsDone = importers.map(
+    (imp) =>
+      new Promise<void>((resolve) => {
+        const job: ThreadJob = { name: imp.name, file, dataDir, memoryBytes: Math.floor(o.memoryBytes / threads) };
+        const worker = startModuleWorker(import.meta.url, 'import-thread', job);
+        const me = {
+          name: imp.name,
+          taggedNodes: imp.name !== 'roads',
+          gone: false,
+          post: (m: unknown) => worker.postMessage(m),
+        };
+        consumers.push(me);
+        let released = false;
+        const release = () => {
+          if (released) return;
+          released = true;
+          letGo();
+        };
+        const abort = () => worker.postMessage('abort');
+        stop.signal.addEventListener('abort', abort);
+        const settle = (err?: Error) => {
+          if (me.gone) return;
+          me.gone = true;
+          release();
+          stop.signal.removeEventListener('abort', abort);
+          if (building.delete(imp.name)) committed -= estimatedPeak(imp.name, o.pbfBytes);
+          else order.splice(order.indexOf(imp.name), 1);
+          asking.delete(imp.name);
+          read.ack(me); // a reader waiting on it goes on
+          admit();
+          if (err) fail(err);
+          resolve();
+        };
+        worker.on('message', (m: ThreadMessage | 'ack' | 'released') => {
+          if (m === 'ack') read.ack(me);
+          else if (m === 'released') release();
+          else if (m.t === 'progress') progress(imp.name, m.stage, m.done, m.total);
+          else if (m.t === 'admit') {
+            asking.set(imp.name, () => worker.postMessage('admitted'));
+            admit();
+          } else if (m.t === 'done') {
+            results.set(imp.name, m.summary);
+            settle();
+          } else settle(new Error(`${imp.name}: ${m.message}`)); // which importer, as the operator sees several run
+        });
+        worker.on('error', (e) => settle(e));
+        worker.on('exit', (code) =>
+          settle(results.has(imp.name) ? undefined : new Error(`${imp.name} import thread exited (${code})`)),
+        );
+      }),
+  );
+  const shared = shareRead(
+    file,
+    index,
+    consumers,
+    (done) => {
+      for (const c of consumers) if (!c.gone) progress(c.name, 'read', done, o.pbfBytes);
+    },
+    stop.signal,
+  );
+  read.ack = shared.ack;
+  await shared.done.catch((e: Error) => fail(stop.signal.aborted ? e : new Error(`cannot read ${file}: ${e.message}`)));
+  readEnded = true;
+  if (holding === 0) index.close();
   try {
-    await Promise.all(lanes);
+    await Promise.all(threadsDone);
   } finally {
-    signal.removeEventListener('abort', stopAll);
+    signal.removeEventListener('abort', onAbort);
+    index.close();
   }
   if (failure) throw failure;
   if (signal.aborted) throw new Error('aborted');

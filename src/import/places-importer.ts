@@ -8,8 +8,8 @@ import { ContextResolver } from '../places/sources/context.js';
 import { classify, detailsOf, namesOf } from '../places/sources/osm-tags.js';
 import { ensurePlacesDb } from '../places/load.js';
 import { PLACES_FILE } from '../store/places/schema.js';
-import { DEFAULT_IMPORT_MEMORY, NodeIndex } from './node-index.js';
-import { readPbf } from './osm-pbf.js';
+import { DEFAULT_IMPORT_MEMORY } from './node-index.js';
+import { localFeed, type OsmFeed } from './osm-feed.js';
 import { isGeojsonl, isPbf, type Importer, type ImportProgress } from './types.js';
 
 type Tags = Record<string, string>;
@@ -52,37 +52,39 @@ function toPlace(
 
 /** Named places, POIs, streets and addresses from a PBF: nodes directly, ways at their middle vertex. */
 async function* fromPbf(
-  file: string,
+  feed: OsmFeed,
   ctx: ContextResolver,
-  progress: ImportProgress,
   signal: AbortSignal,
-  limits: { nodeBudgetBytes: number; spillDir: string },
 ): AsyncGenerator<[NewPlace, Segment[]?]> {
-  const coords = new NodeIndex({ budgetBytes: limits.nodeBudgetBytes, spillDir: limits.spillDir });
   const ll = new Float64Array(2);
   try {
-    for await (const e of readPbf(file, (d, t) => progress('read', d, t), signal)) {
-      if (e.type === 'node') {
-        coords.add(e.id, e.lat, e.lon);
-        const p = e.tags && toPlace('node', e.id, e.tags, e.lat, e.lon, ctx);
-        if (p) yield [p];
-      } else if (e.type === 'way' && e.tags) {
-        // classify first: most ways are not places, and their nodes need not be looked up
-        if (!classify(e.tags, true)) continue;
-        const pts: Array<[number, number]> = [];
-        for (const r of e.refs) if (coords.lookup(r, ll)) pts.push([ll[0]!, ll[1]!]);
-        if (!pts.length) continue;
-        const [lat, lng] = pts[Math.floor(pts.length / 2)]!;
-        const p = toPlace('way', e.id, e.tags, lat, lng, ctx);
-        if (!p) continue;
-        const segments: Segment[] = [];
-        if (p.kind === 'street')
-          for (let i = 1; i < pts.length; i++) segments.push([pts[i - 1]![0], pts[i - 1]![1], pts[i]![0], pts[i]![1]]);
-        yield [p, segments];
+    for await (const batch of feed.entities({ node: true, way: true, relation: false })) {
+      if (signal.aborted) throw new Error('aborted');
+      for (const e of batch) {
+        if (e.type === 'node') {
+          // the read gives only nodes with tags here; every node's position is in its index
+          const p = e.tags && toPlace('node', e.id, e.tags, e.lat, e.lon, ctx);
+          if (p) yield [p];
+        } else if (e.type === 'way' && e.tags) {
+          // classify first: most ways are not places, and their nodes need not be looked up
+          if (!classify(e.tags, true)) continue;
+          const coords = feed.nodes();
+          const pts: Array<[number, number]> = [];
+          for (const r of e.refs) if (coords.lookup(r, ll)) pts.push([ll[0]!, ll[1]!]);
+          if (!pts.length) continue;
+          const [lat, lng] = pts[Math.floor(pts.length / 2)]!;
+          const p = toPlace('way', e.id, e.tags, lat, lng, ctx);
+          if (!p) continue;
+          const segments: Segment[] = [];
+          if (p.kind === 'street')
+            for (let i = 1; i < pts.length; i++)
+              segments.push([pts[i - 1]![0], pts[i - 1]![1], pts[i]![0], pts[i]![1]]);
+          yield [p, segments];
+        }
       }
     }
   } finally {
-    coords.close();
+    feed.releaseNodes();
   }
 }
 
@@ -128,16 +130,26 @@ export const placesImporter: Importer = {
     const counts: Record<string, number> = {};
     try {
       builder.carryOver(source);
-      const limits = { nodeBudgetBytes: (opts.memoryBytes ?? DEFAULT_IMPORT_MEMORY) * 0.5, spillDir: dataDir };
-      const rows = isPbf(file)
-        ? fromPbf(file, ctx, progress, signal, limits)
-        : fromGeojsonl(file, ctx, progress, signal);
+      // read alone, half the budget holds node positions
+      const size = statSync(file).size;
+      const feed =
+        opts.feed ??
+        (isPbf(file)
+          ? localFeed(file, {
+              budgetBytes: (opts.memoryBytes ?? DEFAULT_IMPORT_MEMORY) * 0.5,
+              spillDir: dataDir,
+              onBytes: (done) => progress('read', done, size),
+              signal,
+            })
+          : undefined);
+      const rows = feed ? fromPbf(feed, ctx, signal) : fromGeojsonl(file, ctx, progress, signal);
       let n = 0;
       for await (const [p, segs] of rows) {
         builder.add({ ...p, source }, segs);
         counts[p.kind] = (counts[p.kind] ?? 0) + 1;
         n++;
       }
+      await opts.admit?.();
       progress('index', 1, 1);
       builder.finish([{ source, rows: n, file: basename(file) }]);
     } catch (e) {

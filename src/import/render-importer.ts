@@ -24,8 +24,9 @@ export const renderImporter: Importer = {
         (d, t) => progress('read', d, t),
         signal,
         // the rest of the budget: features in flight, joined lines, SQLite's page cache and the JS heap
-        { nodeBudgetBytes: memory * 0.35, wayBudgetBytes: memory * 0.25, spillDir: dataDir },
+        { nodeBudgetBytes: memory * 0.35, wayBudgetBytes: memory * 0.25, spillDir: dataDir, feed: opts.feed },
       );
+      await opts.admit?.();
       if (read.coast.length) {
         writer.add({ layer: 'land', cls: 'coast', minzoom: 5, rank: 9, rings: read.coast, box: ringsBox(read.coast) });
       }

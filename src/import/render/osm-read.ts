@@ -1,37 +1,16 @@
-import { createReadStream, statSync } from 'node:fs';
-import { OSMTransform } from 'osm-pbf-parser-node';
+import { statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import type { MapFeature } from '../../render/features.js';
 import { type Box, latToY, lngToX, ringsBox } from '../../render/mercator.js';
 import { classifyArea, classifyLine, classifyPoint, isAreaWay, type Classed } from './classify.js';
 import { coastLand } from './coast.js';
 import { orientRings } from './orient.js';
 import { joinWays, type WayLine } from './rings.js';
-import { NodeIndex } from '../node-index.js';
+import type { NodeIndex } from '../node-index.js';
+import { localFeed, type OsmFeed } from '../osm-feed.js';
 import { WayStore } from '../way-store.js';
 
 type Tags = Record<string, string>;
-interface OsmNode {
-  type: 'node';
-  id: number;
-  lat: number;
-  lon: number;
-  tags?: Tags;
-}
-interface OsmWay {
-  type: 'way';
-  id: number;
-  refs: number[];
-  tags?: Tags;
-}
-interface OsmRelation {
-  type: 'relation';
-  id: number;
-  members: Array<{ type: string; ref: number; role: string }>;
-  tags?: Tags;
-}
-interface OsmHeader {
-  bbox?: { left: number; right: number; top: number; bottom: number };
-}
 
 export interface ReadResult {
   /** The extract's box (header bbox, else the extent of its nodes), normalised. */
@@ -46,12 +25,14 @@ export interface ReadLimits {
   wayBudgetBytes?: number;
   /** Where spill files go (the data directory). */
   spillDir?: string;
+  /** A read shared with other importers (parallel.ts); without it, the file is read here. */
+  feed?: OsmFeed;
 }
 
 /**
  * One streaming pass over a PBF (nodes, then ways, then relations, as PBF files are sorted). Memory is bounded by
- * design whatever the extract's size: node positions go into a NodeIndex (12 bytes a node, spilled to disk past its
- * budget), way geometries that later steps need (multipolygon members, named streets to join) into a WayStore
+ * design whatever the extract's size: node positions are in the read's NodeIndex (osm-feed.ts: 12 bytes a node,
+ * spilled to disk past its budget), way geometries that later steps need (multipolygon members, named streets to join) into a WayStore
  * (8 bytes a point, spilled likewise); no JS Map or Set is keyed by OSM id.
  */
 export async function readOsm(
@@ -61,16 +42,21 @@ export async function readOsm(
   signal: AbortSignal,
   limits: ReadLimits = {},
 ): Promise<ReadResult> {
-  const total = statSync(file).size;
-  let done = 0;
-  const nodes = new NodeIndex({ budgetBytes: limits.nodeBudgetBytes, spillDir: limits.spillDir });
+  const total = limits.feed ? 0 : statSync(file).size;
+  const feed =
+    limits.feed ??
+    localFeed(file, {
+      budgetBytes: limits.nodeBudgetBytes ?? 1 << 30,
+      spillDir: limits.spillDir ?? tmpdir(),
+      onBytes: (done) => progress(done, total),
+      signal,
+    });
+  let nodes: NodeIndex | undefined;
   const ways = new WayStore({ budgetBytes: limits.wayBudgetBytes, spillDir: limits.spillDir });
   const coastWays: WayLine[] = [];
   // Named streets come as many short ways; joined per (class, name) they become lines long enough to carry a label.
   // The groups hold way ordinals in the WayStore, not geometry.
   const namedRoads = new Map<string, { c: Classed; t: Tags; ords: number[] }>();
-  let header: OsmHeader | undefined;
-  const ext: Box = [Infinity, Infinity, -Infinity, -Infinity];
 
   const feature = (c: Classed, t: Tags, rings: Float64Array[]) => {
     const areal = c.layer === 'building' || c.layer === 'landuse' || c.layer === 'water';
@@ -97,34 +83,19 @@ export async function readOsm(
     return { first: w.first, last: w.last, coords };
   };
 
-  const stream = createReadStream(file);
-  stream.on('data', (b) => {
-    done += b.length;
-    progress(done, total);
-  });
-  const parsed = stream.pipe(new OSMTransform({ withTags: true, withInfo: false }));
   const ll = new Float64Array(2);
   const latLon: number[] = [];
   const pts: number[] = [];
   try {
-    for await (const chunk of parsed as AsyncIterable<Array<OsmNode | OsmWay | OsmRelation | OsmHeader>>) {
+    for await (const chunk of feed.entities({ node: true, way: true, relation: true })) {
       if (signal.aborted) throw new Error('import aborted');
       for (const item of chunk) {
-        if (!('type' in item)) {
-          header = item;
-          continue;
-        }
         if (item.type === 'node') {
-          nodes.add(item.id, item.lat, item.lon);
-          const x = lngToX(item.lon);
-          const y = latToY(item.lat);
-          if (x < ext[0]) ext[0] = x;
-          if (x > ext[2]) ext[2] = x;
-          if (y < ext[1]) ext[1] = y;
-          if (y > ext[3]) ext[3] = y;
+          // the read gives only nodes with tags here; every node's position is in its index
           const c = item.tags && classifyPoint(item.tags);
-          if (c) point(c, item.tags!, x, y);
+          if (c) point(c, item.tags!, lngToX(item.lon), latToY(item.lat));
         } else if (item.type === 'way') {
+          nodes ??= feed.nodes();
           pts.length = 0;
           latLon.length = 0;
           let first = -1;
@@ -175,19 +146,22 @@ export async function readOsm(
         }
       }
     }
+    feed.releaseNodes(); // the named streets are joined from the way store
     for (const { c, t, ords } of namedRoads.values()) {
       for (const chain of joinWays(ords.map(lineOf), false)) feature(c, t, [chain.coords]);
     }
   } finally {
-    stream.destroy();
-    parsed.destroy();
-    nodes.close();
+    feed.releaseNodes();
     ways.close();
   }
-  const bb = header?.bbox;
+  const bb = feed.header()?.bbox;
+  // the extent of every node, as Web Mercator (whose y grows southwards)
+  const e = feed.extent();
   const box: Box = bb
     ? [lngToX(bb.left / 1e9), latToY(bb.top / 1e9), lngToX(bb.right / 1e9), latToY(bb.bottom / 1e9)]
-    : ext;
+    : e
+      ? [lngToX(e[0]), latToY(e[3]), lngToX(e[2]), latToY(e[1])]
+      : [Infinity, Infinity, -Infinity, -Infinity];
   const coast = coastWays.length ? coastLand(joinWays(coastWays, true), box) : [];
   return { box, coast };
 }

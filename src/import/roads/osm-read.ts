@@ -1,7 +1,8 @@
-import { createReadStream, statSync } from 'node:fs';
-import { OSMTransform } from 'osm-pbf-parser-node';
+import { statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { carProfile, RELATION_TAG_KEYS, WAY_TAG_KEYS } from '../../routing/profile.js';
-import { IdOrdinals, NodeIndex } from '../node-index.js';
+import { IdOrdinals } from '../node-index.js';
+import { localFeed, type OsmFeed, type OsmRelation } from '../osm-feed.js';
 import { GrowF64, GrowI32, GrowU8, GrowU32 } from './grow.js';
 import { indexOfSorted } from '../../core/sorted.js';
 
@@ -9,12 +10,12 @@ import { indexOfSorted } from '../../core/sorted.js';
  * Reads the routable part of an OSM PBF in one streaming pass (the file is never held in memory).
  *
  * A PBF stores all nodes before the ways, and only a small share of a country's nodes (typically 10-20 %) belong
- * to drivable roads, which are known only once the ways are read. Every node's position therefore goes into a
- * NodeIndex as it streams by (12 bytes a node, spilled to disk past its share of the import's memory budget; node
- * tags are not even decoded); the ways and relations then record the node ids routable ways reference, and once
- * the file ends those ids, sorted and unique, take their coordinates from the index in ascending order (so a
- * spilled index is read front to back). The file is decoded once, where reading it twice (ways first, then the
- * nodes they use) cost a second full decode of a country's PBF.
+ * to drivable roads, which are known only once the ways are read. Every node's position therefore goes into the
+ * read's NodeIndex as it streams by (osm-feed.ts: 12 bytes a node, spilled to disk past its share of the import's
+ * memory budget); the ways and relations then record the node ids routable ways reference, and once the file ends
+ * those ids, sorted and unique, take their coordinates from the index in ascending order (so a spilled index is
+ * read front to back). The file is decoded once, where reading it twice (ways first, then the nodes they use) cost
+ * a second full decode of a country's PBF.
  */
 export interface OsmRoads {
   /** Sorted unique OSM node ids referenced by routable ways; index = base node id. */
@@ -48,48 +49,28 @@ export interface RawRestriction {
   viaWays?: number[];
 }
 
-type Item = {
-  type: string;
-  id: number;
-  tags?: Record<string, string>;
-  refs?: number[];
-  lat?: number;
-  lon?: number;
-  members?: Array<{ type: string; ref: number; role: string }>;
-};
-
-async function* items(
-  file: string,
-  opts: ConstructorParameters<typeof OSMTransform>[0],
-  onBytes: (n: number) => void,
-  signal: AbortSignal,
-) {
-  const input = createReadStream(file, { highWaterMark: 1 << 20 });
-  input.on('data', (c) => onBytes(c.length));
-  const stream = input.pipe(new OSMTransform(opts));
-  for await (const batch of stream as AsyncIterable<Item[]>) {
-    if (signal.aborted) {
-      input.destroy();
-      throw new Error('aborted');
-    }
-    for (const it of batch) yield it;
-  }
-}
-
 export async function readOsmRoads(
   file: string,
   opts: {
     ferries: boolean;
     progress: (stage: string, done: number, total: number) => void;
     signal: AbortSignal;
-    /** Bytes the node index may hold in memory before it spills to `spillDir` (NodeIndex defaults otherwise). */
+    /** Bytes the node index of its own read may hold in memory before it spills to `spillDir`. */
     nodeBudgetBytes?: number;
     spillDir?: string;
+    /** A read shared with other importers (parallel.ts); without it, the file is read here. */
+    feed?: OsmFeed;
   },
 ): Promise<OsmRoads> {
-  const total = statSync(file).size;
-  let read = 0;
-  const nodes = new NodeIndex({ budgetBytes: opts.nodeBudgetBytes, spillDir: opts.spillDir });
+  const total = opts.feed ? 0 : statSync(file).size;
+  const feed =
+    opts.feed ??
+    localFeed(file, {
+      budgetBytes: opts.nodeBudgetBytes ?? 1 << 30,
+      spillDir: opts.spillDir ?? tmpdir(),
+      onBytes: (done) => opts.progress('read', done, total),
+      signal: opts.signal,
+    });
   const rawRefs = new GrowF64();
   const refStart = new GrowU32();
   refStart.push(0);
@@ -103,34 +84,36 @@ export async function readOsmRoads(
   const wayIndexByOsmId = new IdOrdinals();
   const restrictions: RawRestriction[] = [];
   const skipped = { viaWayRestrictions: 0, badRestrictions: 0 };
-  const parse = { withTags: { node: false, way: WAY_TAG_KEYS, relation: RELATION_TAG_KEYS }, withInfo: false };
+  const tags = { node: false, way: WAY_TAG_KEYS, relation: RELATION_TAG_KEYS };
   try {
-    for await (const it of items(file, parse, (n) => opts.progress('read', (read += n), total), opts.signal)) {
-      if (it.type === 'node') nodes.add(it.id, it.lat!, it.lon!);
-      else if (it.type === 'way') {
-        const t = it.tags ?? {};
-        const p = carProfile(t, { ferries: opts.ferries });
-        if (!p || !it.refs || it.refs.length < 2) continue;
-        wayIndexByOsmId.push(it.id); // ordinal = cls.length
-        for (const r of it.refs) rawRefs.push(r);
-        refStart.push(rawRefs.length);
-        cls.push(p.cls);
-        ow.push(p.oneway);
-        spd.push(p.speedKmh);
-        rb.push(p.roundabout ? 1 : 0);
-        const tuple: [string, string, string, string] = [
-          t.name ?? '',
-          t['name:ar'] ?? '',
-          t['name:en'] ?? '',
-          t.ref ?? '',
-        ];
-        const key = tuple.join('\u0000');
-        let ni = nameIdx.get(key);
-        if (ni === undefined) nameIdx.set(key, (ni = names.push(tuple) - 1));
-        nm.push(ni);
-      } else if (it.type === 'relation') {
-        const r = parseRestriction(it, skipped);
-        if (r) restrictions.push(r);
+    for await (const batch of feed.entities(tags)) {
+      if (opts.signal.aborted) throw new Error('aborted');
+      for (const it of batch) {
+        if (it.type === 'way') {
+          const t = it.tags ?? {};
+          const p = carProfile(t, { ferries: opts.ferries });
+          if (!p || it.refs.length < 2) continue;
+          wayIndexByOsmId.push(it.id); // ordinal = cls.length
+          for (const r of it.refs) rawRefs.push(r);
+          refStart.push(rawRefs.length);
+          cls.push(p.cls);
+          ow.push(p.oneway);
+          spd.push(p.speedKmh);
+          rb.push(p.roundabout ? 1 : 0);
+          const tuple: [string, string, string, string] = [
+            t.name ?? '',
+            t['name:ar'] ?? '',
+            t['name:en'] ?? '',
+            t.ref ?? '',
+          ];
+          const key = tuple.join('\u0000');
+          let ni = nameIdx.get(key);
+          if (ni === undefined) nameIdx.set(key, (ni = names.push(tuple) - 1));
+          nm.push(ni);
+        } else if (it.type === 'relation') {
+          const r = parseRestriction(it, skipped);
+          if (r) restrictions.push(r);
+        }
       }
     }
     // Needed node ids: sorted, unique.
@@ -146,6 +129,7 @@ export async function readOsmRoads(
       lon = new Float64Array(u),
       found = new Uint8Array(u);
     const ll = new Float64Array(2);
+    const nodes = feed.nodes();
     for (let i = 0; i < u; i++) {
       if (!nodes.lookup(nodeIds[i]!, ll)) continue;
       // the index keeps OSM's 1e-7 degree fixed point, so these are the file's own coordinates
@@ -171,12 +155,12 @@ export async function readOsmRoads(
       skipped,
     };
   } finally {
-    nodes.close();
+    feed.releaseNodes();
   }
 }
 
 /** `type=restriction` with from-way / via-node or via-way(s) / to-way, for cars (`restriction:motorcar`, `except`). */
-function parseRestriction(it: Item, skipped: OsmRoads['skipped']): RawRestriction | undefined {
+function parseRestriction(it: OsmRelation, skipped: OsmRoads['skipped']): RawRestriction | undefined {
   const t = it.tags ?? {};
   if (t.type !== 'restriction') return undefined;
   const kind = t['restriction:motorcar'] ?? t.restriction;
