@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { IMPORTERS } from '../import/importers.js';
 import { DEFAULT_IMPORT_MEMORY, parseSize } from '../import/node-index.js';
 import { importInThreads } from '../import/parallel.js';
+import { isPbf } from '../import/types.js';
 import type { ImportSummary } from '../import/types.js';
 import { prepareDataDir } from '../store/data-dir.js';
 import { CliError, type Io } from './io.js';
@@ -59,9 +60,10 @@ export function makeImportCommand(io: Io, signals: NodeJS.EventEmitter = process
           .join(', ')} in ${s.seconds.toFixed(1)} s`;
       const threads = Math.min(chosen.length, availableParallelism());
       try {
-        if (threads > 1) {
-          // Importers side by side, one thread each (parallel.ts). Their progress interleaves, so each stage
-          // reports as log lines (every few seconds, with its ETA) instead of bars redrawn in place.
+        if (chosen.length > 1 && isPbf(file)) {
+          // Importers side by side, one thread each, on one read of the file (parallel.ts), building at most
+          // `threads` at a time. Their progress interleaves, so each stage reports as log lines (every few seconds,
+          // with its ETA) instead of bars redrawn in place.
           const bars = new Map<string, { stage: string; bar: ReturnType<typeof progressBar> }>();
           const done = await importInThreads(
             chosen,

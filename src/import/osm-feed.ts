@@ -145,8 +145,7 @@ export function groupKinds(buf: Uint8Array): { nodes: boolean; others: boolean }
     else if (wire === 2) {
       const n = varint(); // before `pos` is read: `pos += varint()` would add to its old value
       pos += n;
-    }
-    else if (wire === 5) pos += 4;
+    } else if (wire === 5) pos += 4;
     else throw new Error(`a PBF block has a field of wire type ${wire}`);
   };
   while (pos < buf.length) {

@@ -5,6 +5,8 @@ import type { Importer, ImportSummary } from './types.js';
 
 /** Share of the `--memory` budget the shared read's node index keeps resident (the rest of it spills). */
 const NODE_INDEX_SHARE = 0.25;
+/** Share of it that parts of the read some importers have not consumed yet may hold (shared-read.ts). */
+const BACKLOG_SHARE = 0.125;
 
 /** What an import thread is started with. */
 export interface ThreadJob {
@@ -148,15 +150,13 @@ export async function importInThreads(
         );
       }),
   );
-  const shared = shareRead(
-    file,
-    index,
-    consumers,
-    (done) => {
+  const shared = shareRead(file, index, consumers, {
+    backlogBytes: o.memoryBytes * BACKLOG_SHARE,
+    onBytes: (done) => {
       for (const c of consumers) if (!c.gone) progress(c.name, 'read', done, o.pbfBytes);
     },
-    stop.signal,
-  );
+    signal: stop.signal,
+  });
   read.ack = shared.ack;
   await shared.done.catch((e: Error) => fail(stop.signal.aborted ? e : new Error(`cannot read ${file}: ${e.message}`)));
   readEnded = true;
