@@ -82,6 +82,28 @@ describe('node index', () => {
     tiny.close();
   });
 
+  it('another thread attaches to a shared index: the same answers from its chunks and spill file, read-only', () => {
+    const idx = new NodeIndex({ chunkSize: 1024, budgetBytes: 64 * 1024 });
+    for (let id = 1; id <= 100_000; id++) idx.add(id * 3, latOf(id), lonOf(id));
+    const share = idx.share();
+    expect(share.chunks.some((c) => c instanceof SharedArrayBuffer)).toBe(true); // resident, in shared memory
+    expect(share.chunks.some((c) => c === null)).toBe(true); // spilled: read through the descriptor
+    const view = NodeIndex.attach(structuredClone(share)); // as postMessage delivers it
+    expect(view.size).toBe(100_000);
+    const a = [0, 0],
+      b = [0, 0];
+    let differ = 0;
+    for (let id = 1; id <= 100_000; id += 7) {
+      if (!view.lookup(id * 3, a) || !idx.lookup(id * 3, b) || a[0] !== b[0] || a[1] !== b[1]) differ++;
+      if (view.lookup(id * 3 + 1, a)) differ++;
+    }
+    expect(differ).toBe(0);
+    expect(() => view.add(400_000, 0, 0)).toThrow(/read-only/);
+    view.close(); // its own cache only: the index it attached to goes on
+    expect(idx.get(300_000)).toEqual([latOf(100_000), lonOf(100_000)]);
+    idx.close();
+  });
+
   it('sorts disorder within a chunk; reports an extract not sorted by id in one line', () => {
     const idx = new NodeIndex({ chunkSize: 4 });
     for (const id of [3, 1, 2, 4]) idx.add(id, id, id);

@@ -1,0 +1,131 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
+import { createOSMStream } from 'osm-pbf-parser-node';
+import { afterAll, describe, expect, it } from 'vitest';
+import { NodeIndex } from '../src/import/node-index.js';
+import { groupKinds, localFeed, readParts, type FeedPart, type OsmNode } from '../src/import/osm-feed.js';
+import { MONACO_PBF } from './helpers/fixtures.js';
+
+/** A PBF's frames (length, BlobHeader, Blob), as bytes, in file order; `zlib`: the Blob's deflated data. */
+function frames(file: Buffer): Array<{ bytes: Buffer; zlib?: Buffer }> {
+  const out: Array<{ bytes: Buffer; zlib?: Buffer }> = [];
+  for (let pos = 0; pos < file.length; ) {
+    const headerLen = file.readUInt32BE(pos);
+    const header = file.subarray(pos + 4, pos + 4 + headerLen);
+    const fields = protoFields(header);
+    const dataSize = fields.get(3) as number;
+    const blob = file.subarray(pos + 4 + headerLen, pos + 4 + headerLen + dataSize);
+    out.push({ bytes: file.subarray(pos, pos + 4 + headerLen + dataSize), zlib: protoFields(blob).get(3) as Buffer });
+    pos += 4 + headerLen + dataSize;
+  }
+  return out;
+}
+
+/** Top-level protobuf fields: varints as numbers, length-delimited ones as bytes (the last of each wins). */
+function protoFields(b: Buffer): Map<number, number | Buffer> {
+  const m = new Map<number, number | Buffer>();
+  let pos = 0;
+  const varint = () => {
+    let v = 0,
+      mul = 1,
+      x: number;
+    do {
+      x = b[pos++]!;
+      v += (x & 0x7f) * mul;
+      mul *= 128;
+    } while (x & 0x80);
+    return v;
+  };
+  while (pos < b.length) {
+    const key = varint();
+    if ((key & 7) === 0) m.set(key >>> 3, varint());
+    else {
+      const n = varint();
+      m.set(key >>> 3, b.subarray(pos, pos + n));
+      pos += n;
+    }
+  }
+  return m;
+}
+
+describe('one read of a PBF (osm-feed)', () => {
+  const root = mkdtempSync(join(tmpdir(), 'svcmaps-feed-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('indexes every node once, hands on the tagged ones, then the index, the way blocks and the end', async () => {
+    const all: OsmNode[] = [];
+    let ways = 0,
+      relations = 0;
+    for await (const e of createOSMStream(MONACO_PBF, { withTags: true }) as AsyncIterable<{ type: string }>) {
+      if (e.type === 'node') all.push(e as OsmNode);
+      else if (e.type === 'way') ways++;
+      else if (e.type === 'relation') relations++;
+    }
+    const index = new NodeIndex({ budgetBytes: 64 * 1024, spillDir: root }); // spills: Monaco has ~30k nodes
+    const parts: FeedPart[] = [];
+    let read = 0;
+    for await (const p of readParts(MONACO_PBF, index, (d) => (read = d), new AbortController().signal)) parts.push(p);
+    expect(read).toBe(readFileSync(MONACO_PBF).length);
+    const kinds = parts.map((p) => p.kind).filter((k, i, a) => k !== a[i - 1]);
+    expect(kinds).toEqual(['nodes', 'index', 'block', 'end']);
+    expect(index.size).toBe(all.length);
+    expect(index.spilledChunks).toBeGreaterThan(0);
+    const ll = [0, 0];
+    for (const n of all.filter((_, i) => i % 97 === 0)) {
+      expect(index.lookup(n.id, ll)).toBe(true);
+      expect(ll).toEqual([Math.round(n.lat * 1e7) / 1e7, Math.round(n.lon * 1e7) / 1e7]);
+    }
+    const tagged = parts.flatMap((p) => (p.kind === 'nodes' ? p.nodes : []));
+    expect(tagged).toEqual(all.filter((n) => n.tags));
+    const end = parts[parts.length - 1] as Extract<FeedPart, { kind: 'end' }>;
+    const ext = all.reduce(
+      (b, n) => [Math.min(b[0], n.lon), Math.min(b[1], n.lat), Math.max(b[2], n.lon), Math.max(b[3], n.lat)],
+      [Infinity, Infinity, -Infinity, -Infinity],
+    );
+    expect(end.extent).toEqual(ext);
+    index.close();
+
+    // an importer's view: its own tags of the ways and relations, nodes only with tags
+    const feed = localFeed(MONACO_PBF, {
+      budgetBytes: 1 << 20,
+      spillDir: root,
+      onBytes: () => {},
+      signal: new AbortController().signal,
+    });
+    const seen = { node: 0, way: 0, relation: 0, wayTagKeys: new Set<string>() };
+    for await (const batch of feed.entities({ node: false, way: ['highway'], relation: true }))
+      for (const e of batch) {
+        seen[e.type]++;
+        if (e.type === 'way') for (const k of Object.keys(e.tags ?? {})) seen.wayTagKeys.add(k);
+      }
+    expect(seen.node).toBe(0);
+    expect([seen.way, seen.relation]).toEqual([ways, relations]);
+    expect([...seen.wayTagKeys]).toEqual(['highway']);
+    expect(feed.nodes().size).toBe(all.length);
+    feed.releaseNodes();
+  });
+
+  it('tells node blocks from way blocks without decoding them', () => {
+    const kinds = frames(readFileSync(MONACO_PBF))
+      .slice(1) // the header block
+      .map((f) => groupKinds(inflateSync(f.zlib!)));
+    expect(kinds[0]).toEqual({ nodes: true, others: false });
+    expect(kinds[kinds.length - 1]).toEqual({ nodes: false, others: true });
+    expect(kinds.every((k) => k.nodes !== k.others)).toBe(true);
+  });
+
+  it('a file listing nodes after ways fails in one line: its ways could not find them', async () => {
+    const f = frames(readFileSync(MONACO_PBF));
+    const [header, firstNodes, ...rest] = f;
+    const moved = join(root, 'nodes-last.osm.pbf');
+    writeFileSync(moved, Buffer.concat([header!.bytes, ...rest.map((x) => x.bytes), firstNodes!.bytes]));
+    const index = new NodeIndex({ spillDir: root });
+    const read = async () => {
+      for await (const p of readParts(moved, index, () => {}, new AbortController().signal)) void p;
+    };
+    await expect(read()).rejects.toThrow(/^the extract lists nodes after ways \(sort it with `osmium sort`\)$/);
+    index.close();
+  });
+});
