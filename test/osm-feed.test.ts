@@ -11,7 +11,7 @@ import { MONACO_PBF } from './helpers/fixtures.js';
 /** A PBF's frames (length, BlobHeader, Blob), as bytes, in file order; `zlib`: the Blob's deflated data. */
 function frames(file: Buffer): Array<{ bytes: Buffer; zlib?: Buffer }> {
   const out: Array<{ bytes: Buffer; zlib?: Buffer }> = [];
-  for (let pos = 0; pos < file.length; ) {
+  for (let pos = 0; pos < file.length;) {
     const headerLen = file.readUInt32BE(pos);
     const header = file.subarray(pos + 4, pos + 4 + headerLen);
     const fields = protoFields(header);
