@@ -102,6 +102,54 @@ describe('turn restrictions (node splitting)', () => {
   });
 });
 
+describe('maneuvers at a change of way', () => {
+  // West-east through junction 1, where a side street leaves north: way 0 (nodes 0-1) then way 1 (nodes 1-2).
+  const nodes: Array<[number, number]> = [
+    [43.7, 7.4],
+    [43.7, 7.403],
+    [43.7, 7.406],
+    [43.703, 7.403],
+  ];
+  const along = (second: [string, string, string, string]) => {
+    const names = [['Main Street', '', '', 'R1'], second, ['Side Street', '', '', '']] as const;
+    const g = buildRoadGraph(
+      osmRoads(
+        nodes,
+        [
+          [0, 1],
+          [1, 2],
+          [1, 3],
+        ],
+        { names: (i) => [...names[i]!] },
+      ),
+      'names',
+    );
+    const r = new BuiltinEngine(g, { snapMaxMeters: 500 }).routeSync(
+      { lat: 43.7, lng: 7.4015 },
+      { lat: 43.7, lng: 7.4045 },
+      { alternatives: 0, locale: 'en' },
+    );
+    if (r.kind !== 'ok') throw new Error('unroutable');
+    return pathManeuvers(r.paths[0]!)!.map((m) => m.instruction);
+  };
+
+  it('a new name going straight on is announced; the same name with another ref is not', () => {
+    expect(along(['High Street', '', '', 'R1'])).toEqual([
+      'Head east on Main Street',
+      'Continue onto High Street',
+      'You have arrived at your destination',
+    ]);
+    expect(along(['Main Street', '', '', 'R2'])).toEqual([
+      'Head east on Main Street',
+      'You have arrived at your destination',
+    ]);
+    expect(along(['Main Street', '', '', ''])).toEqual([
+      'Head east on Main Street',
+      'You have arrived at your destination',
+    ]);
+  });
+});
+
 /** The node whose out-edges (CSR `first`) hold edge e. */
 const tailOf = (first: Uint32Array, e: number) => lowerBound(first, e + 1) - 1;
 

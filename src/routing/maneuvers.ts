@@ -79,8 +79,10 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
       }
       continue;
     }
-    // way names are interned at import (one index per distinct name tuple), so indices compare like the names
-    const renamed = g.wayName[aWay] !== g.wayName[bWay];
+    // Way names are interned at import (one index per distinct [name, name:ar, name:en, ref]), so equal indices
+    // are equal names; different ones are a new street only when the name shown differs (a ref added or dropped
+    // along the same street is no "Continue onto" the name the driver is already on).
+    const renamed = g.wayName[aWay] !== g.wayName[bWay] && nameOf(aWay) !== nameOf(bWay);
     // straight on along the same road: nothing to say, and no need to look at the junction's other ways
     if (!renamed && Math.abs(angle) < 20) continue;
     const mod = modifierOf(angle);
