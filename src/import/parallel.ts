@@ -27,39 +27,77 @@ export type ThreadMessage =
 const WEIGHT: Record<string, number> = { roads: 3, render: 2, places: 1 };
 
 /**
- * Peak memory of each importer per byte of PBF, measured alone on the 600-copy synthetic country (278 MB: roads
- * 2.2 GB, render 1.3 GB, places 1.0 GB), rounded up. The `--memory` budget bounds the node index and way
- * geometries that spill to disk; the contraction's edge arrays, the places database build and the render features
- * grow with the extract regardless. Side by side, the importers' peaks add up (7.1 GB for the 1,200-copy country),
- * so an importer's build phase starts only when its estimate fits beside the running ones.
+ * Peak memory of each importer per byte of PBF, as measured on the 600-copy synthetic country (278 MB): roads alone
+ * 2.2 GB (its contraction), rounded up; render and places 1.3 and 1.0 GB each with its own node index, less the
+ * 1.7 bytes a PBF byte that index held (one index of the shared read serves them all), rounded up. The `--memory`
+ * budget bounds the node index and way geometries that spill to disk; the contraction's edge arrays, the places
+ * database build and the render features grow with the extract regardless. Side by side, the importers' peaks add
+ * up, so importers share a read only while their estimates fit the budget together.
  */
-const PEAK_PER_PBF_BYTE: Record<string, number> = { roads: 8.5, render: 5, places: 4 };
+const PEAK_PER_PBF_BYTE: Record<string, number> = { roads: 8.5, render: 3.5, places: 2.5 };
 
 /** The estimated peak of an importer over a file of `pbfBytes` (unknown importers: as much as roads). */
 export const estimatedPeak = (name: string, pbfBytes: number): number =>
   Math.ceil((PEAK_PER_PBF_BYTE[name] ?? PEAK_PER_PBF_BYTE.roads!) * pbfBytes);
 
 /**
- * Runs importers side by side, one thread each, on one read of the PBF: the parent thread reads and inflates the
- * file once and decodes its nodes once, into one node index, and every importer thread consumes the same parts
- * (shared-read.ts), decoding the ways' and relations' tags it needs. So the file is read once however many
- * importers there are, and node positions are held once, not once per importer.
+ * Runs importers side by side, one thread each, on as few reads of the PBF as the memory budget allows: longest
+ * first (roads, render, places), each joins the read of the ones before it while their estimated peaks fit the
+ * budget together (estimatedPeak; the first always goes), else starts the next read once they are done. With the
+ * default 4 GiB the 600-copy country (278 MB) is read once for all three; the 1,200-copy one (556 MB) twice: roads
+ * alone, then render beside places.
  *
- * After the read, each importer's build phase (the road graph's contraction, the render and places indexes) is
- * where its memory peaks, so it waits for admission: longest first (roads, render, places), at most `threads` at a
- * time, and only while the estimated peaks of the admitted ones and its own fit the memory budget (estimatedPeak;
- * the first always goes). At country scale the contraction alone takes about as long as places and render
- * together, so on two cores a full import takes about as long as its longest importer instead of the sum. The
- * first failure aborts the others (each importer renames its output in only when complete, so the data in service
- * stays in service) and is thrown as it is; summaries come back in the importers' order.
+ * In a read, the parent thread reads and inflates the file once and decodes its nodes once, into one node index,
+ * and every importer thread consumes the same parts (shared-read.ts), decoding the ways' and relations' tags it
+ * needs. After its read, each importer's build phase (the road graph's contraction, the render and places indexes)
+ * waits for a free thread: longest first, at most `threads` at a time. At country scale the contraction alone
+ * takes about as long as places and render together, so on two cores a full import takes about as long as its
+ * longest importer instead of the sum. The first failure aborts the others (each importer renames its output in
+ * only when complete, so the data in service stays in service) and is thrown as it is; summaries come back in the
+ * importers' order.
  */
 export async function importInThreads(
   importers: Importer[],
   file: string,
   dataDir: string,
-  progress: (importer: string, stage: string, done: number, total: number) => void,
+  progress: Progress,
   signal: AbortSignal,
-  o: { memoryBytes: number; threads: number; pbfBytes: number },
+  o: Options,
+): Promise<ImportSummary[]> {
+  const reads: Importer[][] = [];
+  let planned = Infinity; // estimated peaks of the last read's importers
+  for (const imp of [...importers].sort((a, b) => (WEIGHT[b.name] ?? 0) - (WEIGHT[a.name] ?? 0))) {
+    const peak = estimatedPeak(imp.name, o.pbfBytes);
+    if (planned + peak <= o.memoryBytes) {
+      reads[reads.length - 1]!.push(imp);
+      planned += peak;
+    } else {
+      reads.push([imp]);
+      planned = peak;
+    }
+  }
+  const results = new Map<string, ImportSummary>();
+  for (const group of reads) {
+    for (const s of await oneRead(group, file, dataDir, progress, signal, o)) results.set(s.importer, s);
+  }
+  return importers.map((i) => results.get(i.name)!);
+}
+
+type Progress = (importer: string, stage: string, done: number, total: number) => void;
+interface Options {
+  memoryBytes: number;
+  threads: number;
+  pbfBytes: number;
+}
+
+/** Importers side by side on one read of the file (see importInThreads); their summaries, in no order. */
+async function oneRead(
+  importers: Importer[],
+  file: string,
+  dataDir: string,
+  progress: Progress,
+  signal: AbortSignal,
+  o: Options,
 ): Promise<ImportSummary[]> {
   const threads = Math.max(1, Math.min(o.threads, importers.length));
   const results = new Map<string, ImportSummary>();
@@ -72,24 +110,10 @@ export async function importInThreads(
   const onAbort = () => stop.abort();
   signal.addEventListener('abort', onAbort);
 
-  // Admission of build phases, in WEIGHT order: an importer waits for the ones before it to be admitted first.
-  const order = [...importers].sort((a, b) => (WEIGHT[b.name] ?? 0) - (WEIGHT[a.name] ?? 0)).map((i) => i.name);
-  const asking = new Map<string, () => void>();
-  const building = new Set<string>();
-  let committed = 0;
-  const admit = () => {
-    while (order.length) {
-      const name = order[0]!,
-        go = asking.get(name);
-      const peak = estimatedPeak(name, o.pbfBytes);
-      if (!go || building.size >= threads || (building.size && committed + peak > o.memoryBytes)) return;
-      order.shift();
-      asking.delete(name);
-      building.add(name);
-      committed += peak;
-      go();
-    }
-  };
+  const admission = new BuildAdmission(
+    importers.map((i) => i.name),
+    threads,
+  );
 
   const index = new NodeIndex({ budgetBytes: o.memoryBytes * NODE_INDEX_SHARE, spillDir: dataDir });
   let holding = importers.length; // threads that may still read the index
@@ -124,11 +148,8 @@ export async function importInThreads(
           me.gone = true;
           release();
           stop.signal.removeEventListener('abort', abort);
-          if (building.delete(imp.name)) committed -= estimatedPeak(imp.name, o.pbfBytes);
-          else order.splice(order.indexOf(imp.name), 1);
-          asking.delete(imp.name);
-          read.ack(me); // a reader waiting on it goes on
-          admit();
+          admission.done(imp.name);
+          read.ack(me); // a read waiting on it goes on
           if (err) fail(err);
           resolve();
         };
@@ -136,10 +157,8 @@ export async function importInThreads(
           if (m === 'ack') read.ack(me);
           else if (m === 'released') release();
           else if (m.t === 'progress') progress(imp.name, m.stage, m.done, m.total);
-          else if (m.t === 'admit') {
-            asking.set(imp.name, () => worker.postMessage('admitted'));
-            admit();
-          } else if (m.t === 'done') {
+          else if (m.t === 'admit') admission.ask(imp.name, () => worker.postMessage('admitted'));
+          else if (m.t === 'done') {
             results.set(imp.name, m.summary);
             settle();
           } else settle(new Error(`${imp.name}: ${m.message}`)); // which importer, as the operator sees several run
@@ -169,5 +188,43 @@ export async function importInThreads(
   }
   if (failure) throw failure;
   if (signal.aborted) throw new Error('aborted');
-  return importers.map((i) => results.get(i.name)!);
+  return [...results.values()];
+}
+
+/**
+ * Build phases, admitted longest first (WEIGHT): an importer waits for the ones before it in that order to be
+ * admitted, then for a free thread (`threads` build at a time).
+ */
+class BuildAdmission {
+  private readonly order: string[];
+  private readonly asking = new Map<string, () => void>();
+  private readonly building = new Set<string>();
+  constructor(
+    names: string[],
+    private readonly threads: number,
+  ) {
+    this.order = [...names].sort((a, b) => (WEIGHT[b] ?? 0) - (WEIGHT[a] ?? 0));
+  }
+  /** `name` is ready to build; `go` is called when it may. */
+  ask(name: string, go: () => void): void {
+    this.asking.set(name, go);
+    this.pump();
+  }
+  /** `name` finished or failed, admitted or not. */
+  done(name: string): void {
+    if (!this.building.delete(name) && this.order.includes(name)) this.order.splice(this.order.indexOf(name), 1);
+    this.asking.delete(name);
+    this.pump();
+  }
+  private pump(): void {
+    while (this.order.length && this.building.size < this.threads) {
+      const name = this.order[0]!,
+        go = this.asking.get(name);
+      if (!go) return;
+      this.order.shift();
+      this.asking.delete(name);
+      this.building.add(name);
+      go();
+    }
+  }
 }
