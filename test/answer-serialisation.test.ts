@@ -18,6 +18,13 @@ import {
   polylineBytes,
 } from '../src/routing/route-record.js';
 import type { Maneuver } from '../src/routing/types.js';
+import { maneuversBytesMax, writeManeuvers } from '../src/routing/maneuver-json.js';
+
+/** writeManeuvers' text of `list`, in a buffer of exactly maneuversBytesMax(list) bytes. */
+function written(list: Maneuver[]): string {
+  const buf = Buffer.alloc(maneuversBytesMax(list));
+  return buf.toString('utf8', 0, writeManeuvers(buf, 0, list));
+}
 
 describe('answers serialised once', () => {
   it('a Serialised value is embedded as its text: the same bytes JSON.stringify gives for its value', () => {
@@ -86,6 +93,70 @@ describe('route records', () => {
     expect(pathManeuvers(bare)).toBeUndefined();
     expect(JSON.parse(Buffer.from(bare.json).toString('utf8'))).not.toHaveProperty('maneuvers');
     expect(() => enginePath({ label: 'x', line: '[["1",2]]', distance_m: 1, duration_s: 1 })).toThrow(/numbers/);
+  });
+
+  it('maneuvers are written as the very bytes JSON.stringify gives, whatever their numbers and names', () => {
+    const odd = [
+      0,
+      -0,
+      1e-7,
+      -1e-7,
+      1e-6,
+      9.9e-7,
+      0.1 + 0.2,
+      1 / 3,
+      1063.4,
+      -25.1317589,
+      47.1234567,
+      12.3,
+      360,
+      -180,
+      0.5,
+      99_999_999.9999999,
+      123_456_789.5,
+      1e21,
+      2 ** 53,
+      5e-324,
+      NaN,
+      Infinity,
+      -Infinity,
+      1e-7 * 3,
+      7.0000001,
+    ];
+    const names = [
+      '',
+      'Bergstrasse',
+      'شارع الملك فهد',
+      'say "hi"',
+      'back\\slash',
+      'tab\tnew\nline\u0001',
+      '😀 ok',
+      '\ud800 lone',
+    ];
+    const list: Maneuver[] = odd.map((n, i) => ({
+      type: i % 2 ? 'turn' : 'depart',
+      ...(i % 3 ? { modifier: 'slight left' } : {}),
+      ...(i % 5 === 0 ? { exit: i } : {}),
+      instruction: `Turn onto ${names[i % names.length]}`,
+      distance_m: n,
+      duration_s: -n / 7,
+      street_name: names[(i * 3) % names.length],
+      location: [n, odd[(i + 5) % odd.length]!],
+    }));
+    // key order as given, undefined left out, as JSON.stringify does
+    list.push({ instruction: 'x', type: 'arrive', distance_m: 0, duration_s: 0, modifier: undefined });
+    expect(written(list)).toBe(JSON.stringify(list));
+    // the numbers the router makes: whole 1e-7 degrees, tenths, and anything else, at random
+    let seed = 1;
+    const rnd = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const many: Maneuver[] = Array.from({ length: 20_000 }, (_, i) => ({
+      type: 'continue',
+      instruction: '',
+      distance_m: Math.round(rnd() * 1e7) / 10,
+      duration_s: (rnd() - 0.5) * 10 ** (i % 12),
+      location: [Math.round((rnd() - 0.5) * 360e7) / 1e7, Math.round((rnd() - 0.5) * 180e7) / 1e7],
+    }));
+    expect(written(many)).toBe(JSON.stringify(many));
   });
 
   it('a leg encodes into one buffer and decodes to the same paths; anything else decodes to nothing', () => {

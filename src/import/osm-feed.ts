@@ -40,9 +40,9 @@ export interface TagFilter {
  * One read of an OSM PBF, as every importer consumes it. The file is read and inflated once, and its nodes decoded
  * once, into one NodeIndex (every node's position) while the nodes with tags are handed on; the blocks of ways and
  * relations are handed on as inflated bytes, which each importer decodes with its own tag filter (roads decodes a
- * dozen keys of a way, render every key). A full import runs its importers side by side on one such read
- * (parallel.ts: the read in the parent thread, the parts shared with each importer thread); an importer run alone
- * reads the file itself (localFeed).
+ * dozen keys of a way, render every key). A full import runs its importers side by side on such a read, one for
+ * all of them when their memory estimates fit the budget together (parallel.ts: the read in the parent thread, the
+ * parts shared with each importer thread); an importer run alone reads the file itself (localFeed).
  */
 export interface OsmFeed {
   /** Nodes with tags, then ways and relations decoded with `tags`, in file order, in batches. */

@@ -1,3 +1,4 @@
+import { maneuversBytesMax, writeManeuvers } from './maneuver-json.js';
 import { overviewIndices, type Overview } from './overview.js';
 import { lineBytesMax, writeLine, type RoutePath } from './path.js';
 import type { EnginePath, Maneuver } from './types.js';
@@ -29,16 +30,25 @@ function build(
   const head =
     `{"label":${JSON.stringify(label)},"distance_meters":${Math.round(distanceM)},` +
     `"duration_seconds":${Math.round(durationS)},"polyline":${POLYLINE_OPEN}`;
-  const tail = maneuvers ? `${POLYLINE_CLOSE}${MANEUVERS_KEY}${JSON.stringify(maneuvers)}}` : `${POLYLINE_CLOSE}}`;
-  const size = Buffer.byteLength(head) + lineMax + Buffer.byteLength(tail);
+  const size =
+    Buffer.byteLength(head) +
+    lineMax +
+    POLYLINE_CLOSE.length +
+    (maneuvers ? MANEUVERS_KEY.length + maneuversBytesMax(maneuvers) : 0) +
+    1;
   if (scratch.length < size) {
     scratch = Buffer.allocUnsafe(Math.max(size, 2 * scratch.length));
     view = new DataView(scratch.buffer, scratch.byteOffset, scratch.length);
   }
   const coordsStart = scratch.write(head, 0, 'utf8');
   const coordsEnd = line(scratch, view, coordsStart);
-  const end = coordsEnd + scratch.write(tail, coordsEnd, 'utf8');
-  const polylineEnd = coordsEnd + POLYLINE_CLOSE.length;
+  const polylineEnd = coordsEnd + scratch.write(POLYLINE_CLOSE, coordsEnd, 'latin1');
+  let end = polylineEnd;
+  if (maneuvers) {
+    end += scratch.write(MANEUVERS_KEY, end, 'latin1');
+    end = writeManeuvers(scratch, end, maneuvers);
+  }
+  scratch[end++] = 0x7d; // }
   return {
     label,
     distance_m: distanceM,
