@@ -46,9 +46,10 @@ function writeObject(buf: Buffer, at: number, o: Record<string, unknown>): numbe
     if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
     if (!first) buf[at++] = 0x2c;
     first = false;
-    at += buf.write(keyText(k), at, 'utf8');
+    at = writeString(buf, at, k);
+    buf[at++] = 0x3a; // :
     if (typeof v === 'number') at = writeNumber(buf, at, v);
-    else if (typeof v === 'string') at += buf.write(JSON.stringify(v), at, 'utf8');
+    else if (typeof v === 'string') at = writeString(buf, at, v);
     else if (Array.isArray(v) && v.every((x) => typeof x === 'number')) {
       buf[at++] = 0x5b;
       for (let j = 0; j < v.length; j++) {
@@ -62,15 +63,59 @@ function writeObject(buf: Buffer, at: number, o: Record<string, unknown>): numbe
   return at;
 }
 
-/** `"key":` for each key seen (a maneuver has eight at most). */
-const KEYS = new Map<string, string>();
-function keyText(k: string): string {
-  let t = KEYS.get(k);
-  if (t === undefined) {
-    t = `${JSON.stringify(k)}:`;
-    if (KEYS.size < 64) KEYS.set(k, t);
+const HEX = '0123456789abcdef';
+
+/**
+ * A string as JSON.stringify writes it, UTF-8 encoded, a byte at a time (Buffer.write crosses into C++ on each call,
+ * which for the few bytes of a name or a key cost more than the bytes): `"` and `\` escaped, controls as \b \t
+ * \n \f \r or \u00xx, a lone surrogate as \udxxx, everything else as itself.
+ */
+function writeString(buf: Buffer, at: number, s: string): number {
+  buf[at++] = 0x22;
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    if (c < 0x80) {
+      if (c >= 0x20 && c !== 0x22 && c !== 0x5c) buf[at++] = c;
+      else {
+        buf[at++] = 0x5c;
+        const short = c === 0x22 || c === 0x5c ? c : SHORT_ESCAPE[c];
+        if (short !== undefined) buf[at++] = short;
+        else at = writeU(buf, at, c);
+      }
+    } else if (c < 0x800) {
+      buf[at++] = 0xc0 | (c >> 6);
+      buf[at++] = 0x80 | (c & 0x3f);
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      const d = s.charCodeAt(i + 1);
+      if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+        i++;
+        buf[at++] = 0xf0 | (c >> 18);
+        buf[at++] = 0x80 | ((c >> 12) & 0x3f);
+        buf[at++] = 0x80 | ((c >> 6) & 0x3f);
+        buf[at++] = 0x80 | (c & 0x3f);
+      } else {
+        buf[at++] = 0x5c;
+        at = writeU(buf, at, c);
+      }
+    } else {
+      buf[at++] = 0xe0 | (c >> 12);
+      buf[at++] = 0x80 | ((c >> 6) & 0x3f);
+      buf[at++] = 0x80 | (c & 0x3f);
+    }
   }
-  return t;
+  buf[at++] = 0x22;
+  return at;
+}
+
+/** The letter of \b \t \n \f \r by control code. */
+const SHORT_ESCAPE: Record<number, number> = { 8: 0x62, 9: 0x74, 10: 0x6e, 12: 0x66, 13: 0x72 };
+
+/** `uxxxx` (the backslash is written): c in lowercase hex. */
+function writeU(buf: Buffer, at: number, c: number): number {
+  buf[at++] = 0x75;
+  for (let shift = 12; shift >= 0; shift -= 4) buf[at++] = HEX.charCodeAt((c >> shift) & 15);
+  return at;
 }
 
 /**
@@ -91,7 +136,11 @@ export function writeNumber(buf: Buffer, at: number, n: number): number {
       if (n < 0) buf[at++] = 0x2d;
       const int = Math.floor(t / 1e7);
       let frac = t - int * 1e7;
-      at += buf.write(String(int), at, 'latin1');
+      // the integer part's digits, last first
+      let digits = 1;
+      for (let x = int; x >= 10; x = Math.floor(x / 10)) digits++;
+      for (let x = int, k = at + digits - 1; k >= at; k--, x = Math.floor(x / 10)) buf[k] = 0x30 + (x % 10);
+      at += digits;
       if (frac) {
         buf[at++] = 0x2e;
         for (let d = 1_000_000; frac; d /= 10) {
