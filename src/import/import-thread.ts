@@ -1,22 +1,21 @@
 /**
- * One importer in its own thread (see parallel.ts): runs it on the parent's shared read of the file (shared-read.ts),
- * posts its progress (at most every 100 ms, and at every stage change) and then its summary or its error message.
+ * One importer in its own thread (see parallel.ts): runs it on the read thread's parts of the file (shared-read.ts,
+ * on the port it is given), posts its progress (at most every 100 ms, and at every stage change) and then its summary or its error message.
  * Its build phase waits for the parent's admission ('admit' -> 'admitted'); 'abort' from the parent aborts it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { IMPORTERS } from './importers.js';
 import type { ThreadJob, ThreadMessage } from './parallel.js';
-import { remoteFeed, type PartMessage } from './shared-read.js';
+import { remoteFeed } from './shared-read.js';
 
 const port = parentPort!;
 const job = workerData as ThreadJob;
 const abort = new AbortController();
-const { feed, receive } = remoteFeed(port, abort.signal);
+const feed = remoteFeed(job.port, abort.signal);
 let admitted: (() => void) | undefined;
-port.on('message', (m: 'abort' | 'admitted' | PartMessage) => {
+port.on('message', (m: 'abort' | 'admitted') => {
   if (m === 'abort') abort.abort();
-  else if (m === 'admitted') admitted?.();
-  else receive(m);
+  else admitted?.();
 });
 const post = (m: ThreadMessage) => port.postMessage(m);
 let lastStage = '',
@@ -51,3 +50,4 @@ try {
   post({ t: 'error', message: (e as Error)?.message ?? String(e) });
 }
 port.close();
+job.port.close();

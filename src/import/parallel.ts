@@ -1,6 +1,6 @@
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { startModuleWorker } from '../core/module-worker.js';
-import { NodeIndex } from './node-index.js';
-import { shareRead, type ReadConsumer } from './shared-read.js';
+import type { ReadJob, ReadMessage } from './read-thread.js';
 import type { Importer, ImportSummary } from './types.js';
 
 /** Share of the `--memory` budget the shared read's node index keeps resident (the rest of it spills). */
@@ -14,9 +14,11 @@ export interface ThreadJob {
   file: string;
   dataDir: string;
   memoryBytes: number;
+  /** Where the read thread posts the parts of the file (shared-read.ts). */
+  port: MessagePort;
 }
 
-/** Importer thread -> parent: besides these, 'ack' (a part of the read consumed) and 'released' (done with nodes). */
+/** Importer thread -> parent (its acknowledgements of parts go to the read thread, on its port). */
 export type ThreadMessage =
   | { t: 'progress'; stage: string; done: number; total: number }
   | { t: 'admit' }
@@ -115,48 +117,35 @@ async function oneRead(
     threads,
   );
 
-  const index = new NodeIndex({ budgetBytes: o.memoryBytes * NODE_INDEX_SHARE, spillDir: dataDir });
-  let holding = importers.length; // threads that may still read the index
-  let readEnded = false;
-  const letGo = () => {
-    if (--holding === 0 && readEnded) index.close();
-  };
-  const consumers: Array<ReadConsumer & { name: string }> = [];
-  const read = { ack: (_c: ReadConsumer) => {} };
+  // one port between the read thread and each importer thread, for the parts and their acknowledgements
+  const channels = importers.map(() => new MessageChannel());
+  const running = new Set<string>(importers.map((i) => i.name));
   const threadsDone = importers.map(
-    (imp) =>
+    (imp, k) =>
       new Promise<void>((resolve) => {
-        const job: ThreadJob = { name: imp.name, file, dataDir, memoryBytes: Math.floor(o.memoryBytes / threads) };
-        const worker = startModuleWorker(import.meta.url, 'import-thread', job);
-        const me = {
+        const port = channels[k]!.port2;
+        const job: ThreadJob = {
           name: imp.name,
-          taggedNodes: imp.name !== 'roads',
-          gone: false,
-          post: (m: unknown) => worker.postMessage(m),
+          file,
+          dataDir,
+          memoryBytes: Math.floor(o.memoryBytes / threads),
+          port,
         };
-        consumers.push(me);
-        let released = false;
-        const release = () => {
-          if (released) return;
-          released = true;
-          letGo();
-        };
+        const worker = startModuleWorker(import.meta.url, 'import-thread', job, [port]);
         const abort = () => worker.postMessage('abort');
         stop.signal.addEventListener('abort', abort);
+        let settled = false;
         const settle = (err?: Error) => {
-          if (me.gone) return;
-          me.gone = true;
-          release();
+          if (settled) return;
+          settled = true;
+          running.delete(imp.name);
           stop.signal.removeEventListener('abort', abort);
           admission.done(imp.name);
-          read.ack(me); // a read waiting on it goes on
           if (err) fail(err);
           resolve();
         };
-        worker.on('message', (m: ThreadMessage | 'ack' | 'released') => {
-          if (m === 'ack') read.ack(me);
-          else if (m === 'released') release();
-          else if (m.t === 'progress') progress(imp.name, m.stage, m.done, m.total);
+        worker.on('message', (m: ThreadMessage) => {
+          if (m.t === 'progress') progress(imp.name, m.stage, m.done, m.total);
           else if (m.t === 'admit') admission.ask(imp.name, () => worker.postMessage('admitted'));
           else if (m.t === 'done') {
             results.set(imp.name, m.summary);
@@ -169,22 +158,44 @@ async function oneRead(
         );
       }),
   );
-  const shared = shareRead(file, index, consumers, {
-    backlogBytes: o.memoryBytes * BACKLOG_SHARE,
-    onBytes: (done) => {
-      for (const c of consumers) if (!c.gone) progress(c.name, 'read', done, o.pbfBytes);
-    },
-    signal: stop.signal,
+  const readDone = new Promise<void>((resolve) => {
+    const job: ReadJob = {
+      file,
+      dataDir,
+      nodeBudgetBytes: o.memoryBytes * NODE_INDEX_SHARE,
+      backlogBytes: o.memoryBytes * BACKLOG_SHARE,
+      consumers: importers.map((imp, k) => ({
+        name: imp.name,
+        taggedNodes: imp.name !== 'roads',
+        port: channels[k]!.port1,
+      })),
+    };
+    const reader = startModuleWorker(
+      import.meta.url,
+      'read-thread',
+      job,
+      job.consumers.map((c) => c.port),
+    );
+    const abort = () => reader.postMessage('abort');
+    stop.signal.addEventListener('abort', abort);
+    let ended = false;
+    reader.on('message', (m: ReadMessage) => {
+      if (m.t === 'bytes') {
+        for (const name of running) progress(name, 'read', m.done, o.pbfBytes);
+      } else if (m.t === 'end') ended = true;
+      else if (!stop.signal.aborted) fail(new Error(`cannot read ${file}: ${m.message}`));
+    });
+    reader.on('error', (e) => fail(e));
+    reader.on('exit', (code) => {
+      stop.signal.removeEventListener('abort', abort);
+      if (!ended && !stop.signal.aborted) fail(new Error(`the read thread exited (${code})`));
+      resolve();
+    });
   });
-  read.ack = shared.ack;
-  await shared.done.catch((e: Error) => fail(stop.signal.aborted ? e : new Error(`cannot read ${file}: ${e.message}`)));
-  readEnded = true;
-  if (holding === 0) index.close();
   try {
-    await Promise.all(threadsDone);
+    await Promise.all([readDone, ...threadsDone]);
   } finally {
     signal.removeEventListener('abort', onAbort);
-    index.close();
   }
   if (failure) throw failure;
   if (signal.aborted) throw new Error('aborted');

@@ -3,8 +3,8 @@ import { NodeIndex, type NodeIndexShare } from './node-index.js';
 import { PartsFeed, readParts, type FeedPart, type OsmFeed } from './osm-feed.js';
 
 /**
- * One read of a PBF shared by importer threads (parallel.ts): the parent thread reads it (osm-feed.ts readParts)
- * and posts each part to every thread. Blocks go as shared memory (no copy per thread), the node index as a share
+ * One read of a PBF shared by importer threads (parallel.ts): the read thread (read-thread.ts) reads it
+ * (osm-feed.ts readParts) and posts each part to every importer thread. Blocks go as shared memory (no copy per thread), the node index as a share
  * of its chunks and spill file (NodeIndex.share), tagged nodes as a copy, to the threads that decode node tags.
  * Each thread acknowledges every part it has consumed. The read runs at most WINDOW parts ahead of the fastest
  * thread, and the parts some thread has not consumed yet may hold up to `backlogBytes`: past that, it waits for the
@@ -18,7 +18,7 @@ const WINDOW = 32;
 /** A part as it crosses threads. */
 export type WirePart = Exclude<FeedPart, { kind: 'index' }> | { kind: 'index'; share: NodeIndexShare };
 
-/** Parent -> importer thread; the thread answers 'ack' per part and 'released' once done with the nodes. */
+/** Read thread -> importer thread; the importer answers 'ack' per part and 'released' once done with the nodes. */
 export interface PartMessage {
   t: 'part';
   part: WirePart;
@@ -92,16 +92,17 @@ function toWire(part: Exclude<FeedPart, { kind: 'index' }>): WirePart {
 }
 
 /**
- * The feed of an importer thread: parts as the parent posts them (feed() for each PartMessage), acknowledged as the
- * importer consumes them. The node index is attached read-only and released to the parent when the importer is
- * done with it.
+ * The feed of an importer thread: parts as the read thread posts them on `port`, acknowledged as the importer
+ * consumes them. The node index is attached read-only and released to the read thread when the importer is done
+ * with it.
  */
-export function remoteFeed(
-  port: MessagePort,
-  signal: AbortSignal,
-): { feed: OsmFeed; receive: (m: PartMessage) => void } {
+export function remoteFeed(port: MessagePort, signal: AbortSignal): OsmFeed {
   const queue: WirePart[] = [];
   let wake: (() => void) | undefined;
+  port.on('message', (m: PartMessage) => {
+    queue.push(m.part);
+    wake?.();
+  });
   signal.addEventListener('abort', () => wake?.());
   async function* parts(): AsyncGenerator<FeedPart> {
     for (;;) {
@@ -113,15 +114,8 @@ export function remoteFeed(
       if (p.kind === 'end') return;
     }
   }
-  const feed = new PartsFeed(parts(), (index) => {
+  return new PartsFeed(parts(), (index) => {
     index?.close(); // this thread's read cache only
     port.postMessage('released');
   });
-  return {
-    feed,
-    receive: (m) => {
-      queue.push(m.part);
-      wake?.();
-    },
-  };
 }

@@ -172,14 +172,22 @@ function simple(g: RoadGraph, start: number, chains: Uint32Array): boolean {
  */
 function passesSeedRoadsTwice(p: RoutePath, s: ChainSeed, t: ChainSeed): boolean {
   const own = new IntSet(s.roads.length + t.roads.length + 2);
-  own.add(s.end);
-  for (let i = 0; i < s.roads.length && i < p.n; i++) if (p.node[i]! >= 0) own.add(p.node[i]!);
+  // the range of their ids: most of a long route's ~10^4 nodes are outside it and need no hash lookup
+  let lo = s.end,
+    hi = s.end;
+  const mine = (v: number) => {
+    own.add(v);
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  };
+  mine(s.end);
+  for (let i = 0; i < s.roads.length && i < p.n; i++) if (p.node[i]! >= 0) mine(p.node[i]!);
   const tail = t.roads.length;
-  for (let i = p.n - 1 - tail; i < p.n - 1; i++) if (i >= 0 && p.node[i]! >= 0) own.add(p.node[i]!);
+  for (let i = p.n - 1 - tail; i < p.n - 1; i++) if (i >= 0 && p.node[i]! >= 0) mine(p.node[i]!);
   const seen = new IntSet(s.roads.length + t.roads.length + 2);
   for (let i = 0; i < p.n; i++) {
     const v = p.node[i]!;
-    if (v >= 0 && own.has(v) && !seen.add(v)) return true;
+    if (v >= lo && v <= hi && own.has(v) && !seen.add(v)) return true;
   }
   return false;
 }
