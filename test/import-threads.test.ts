@@ -43,7 +43,7 @@ describe('importers side by side, one thread each, on one read of the file', () 
     expect(render.some((t) => t > Math.min(...roads) && t < Math.max(...roads))).toBe(true);
   }, 120_000);
 
-  it('reads the file once for all three, under a tight budget: it imports from a named pipe, readable once', async () => {
+  it('reads the file once for all three, under a tight budget: it imports from a pipe that reads once', async () => {
     const fifo = join(root, 'once.osm.pbf');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     // the only writer: a second open of the pipe for reading would wait for another one forever
@@ -59,7 +59,7 @@ describe('importers side by side, one thread each, on one read of the file', () 
     expect(counts.places!.street).toBeGreaterThan(100);
   }, 120_000);
 
-  it('importers whose estimated peaks do not fit the budget together read the file again, after the others', async () => {
+  it('importers whose estimated peaks do not fit the budget together read the file again, afterwards', async () => {
     const MB = 2 ** 20;
     // As if the file were 40 MB: roads alone (~340 MB) is over 256 MB (the first always goes); render and places fit
     // together

@@ -1,7 +1,8 @@
 /**
  * One importer in its own thread (see parallel.ts): runs it on the read thread's parts of the file (shared-read.ts,
- * on the port it is given), posts its progress (at most every 100 ms, and at every stage change) and then its summary or its error message.
- * Its build phase waits for the parent's admission ('admit' -> 'admitted'); 'abort' from the parent aborts it.
+ * on the port it is given), posts its progress (at most every 100 ms, and at every stage change) and then its
+ * summary or its error message. Its build phase waits for the parent's admission ('admit' -> 'admitted'); 'abort'
+ * from the parent aborts it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { IMPORTERS } from './importers.js';

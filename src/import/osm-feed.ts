@@ -51,7 +51,7 @@ export interface OsmFeed {
   nodes(): NodeIndex;
   /** Done with nodes(): its memory and spill file can go once every importer of the read is. */
   releaseNodes(): void;
-  /** Known once entities() ended: the file's header, and the extent of its nodes as [minLon, minLat, maxLon, maxLat]. */
+  /** Known once entities() ended: the file's header; the extent of its nodes, [minLon, minLat, maxLon, maxLat]. */
   header(): PbfHeader | undefined;
   extent(): [number, number, number, number] | undefined;
 }

@@ -1,11 +1,9 @@
 /**
  * The read of a PBF shared by importer threads (parallel.ts), in a thread of its own: it reads, inflates and decodes
  * the nodes into the node index, and posts the parts to each importer thread over a MessagePort of its own
- * (shared-read.ts); the parent only hears how many bytes were read. When the read has ended and every importer is
- * done with the node index (or gone), the thread closes its ports and ends, and with it go the last references to
- * the index's shared memory: the parent, idle while the importers build, might not collect them for minutes, and at
- * 1,200 copies that kept ~0.9 GB resident through the road graph's contraction. Reading here also keeps the
- * parent's event loop free for progress and signals.
+ * (shared-read.ts); the parent only hears how many bytes were read, so its event loop stays free for progress and
+ * signals. When the read has ended and every importer is done with the node index (or gone), the thread closes its
+ * ports and ends, and the index's memory and spill file go with it.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { NodeIndex } from './node-index.js';

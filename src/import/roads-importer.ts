@@ -6,17 +6,18 @@ import { readOsmRoads } from './roads/osm-read.js';
 import { isPbf, type Importer } from './types.js';
 
 /**
- * `roads`: the car routing graph. Consumes one read of the PBF (node positions into an index, then the ways), builds the
- * graph with turn restrictions and its contraction hierarchy, and writes `<data>/roads.graph` atomically.
+ * `roads`: the car routing graph. Consumes one read of the PBF (node positions into an index, then the ways),
+ * builds the graph with turn restrictions and its contraction hierarchy, and writes `<data>/roads.graph` atomically.
  */
 export const roadsImporter: Importer = {
   name: 'roads',
   accepts: isPbf,
   async run(file, dataDir, progress, signal, opts = {}) {
     const t0 = performance.now();
-    // Read alone: an eighth of the budget for node positions, the rest spilled: the ones drivable ways use (a fifth) are read back
-    // once, in id order, so the spill file is written and read front to back. With half the budget resident, as
-    // places keeps, the 1,200-copy country's import peaked 0.5 GB higher (the graph is built right after the read).
+    // Read alone: an eighth of the budget for node positions, the rest spilled: the ones drivable ways use (a fifth)
+    // are read back once, in id order, so the spill file is written and read front to back. With half the budget
+    // resident, as places keeps, the 1,200-copy country's import peaked 0.5 GB higher (the graph is built right after
+    // the read).
     const nodeBudgetBytes = (opts.memoryBytes ?? DEFAULT_IMPORT_MEMORY) * 0.125;
     const osm = await readOsmRoads(file, {
       ferries: false,

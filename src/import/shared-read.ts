@@ -3,9 +3,10 @@ import { NodeIndex, type NodeIndexShare } from './node-index.js';
 import { PartsFeed, readParts, type FeedPart, type OsmFeed } from './osm-feed.js';
 
 /**
- * One read of a PBF shared by importer threads (parallel.ts): the read thread (read-thread.ts) reads it
- * (osm-feed.ts readParts) and posts each part to every importer thread. Blocks go as shared memory (no copy per thread), the node index as a share
- * of its chunks and spill file (NodeIndex.share), tagged nodes as a copy, to the threads that decode node tags.
+ * One read of a PBF shared by importer threads (parallel.ts): the read thread (read-thread.ts) reads it (osm-feed.ts
+ * readParts) and posts each part to every importer thread. Blocks go as shared memory (no copy per thread), the node
+ * index as a share of its chunks and spill file (NodeIndex.share), tagged nodes as a copy, to the threads that
+ * decode node tags.
  * Each thread acknowledges every part it has consumed. The read runs at most WINDOW parts ahead of the fastest
  * thread, and the parts some thread has not consumed yet may hold up to `backlogBytes`: past that, it waits for the
  * slowest. So the road graph, which decodes a dozen tags of each way and is the longest import, is not held to the

@@ -29,8 +29,9 @@ export interface ImportOptions {
 
 /**
  * One consumer of an imported file (places index, road graph, render store). Each consumes a read of the file (its
- * own, or one shared with the others: ImportOptions.feed) and builds into a temporary file that it renames over the live one only when complete, so a crash or Ctrl-C never
- * leaves a half-built index in service and a re-run simply replaces the previous import.
+ * own, or one shared with the others: ImportOptions.feed) and builds into a temporary file that it renames over the
+ * live one only when complete, so a crash or Ctrl-C never leaves a half-built index in service and a re-run simply
+ * replaces the previous import.
  */
 export interface Importer {
   readonly name: string;

@@ -32,8 +32,8 @@ export interface ReadLimits {
 /**
  * One streaming pass over a PBF (nodes, then ways, then relations, as PBF files are sorted). Memory is bounded by
  * design whatever the extract's size: node positions are in the read's NodeIndex (osm-feed.ts: 12 bytes a node,
- * spilled to disk past its budget), way geometries that later steps need (multipolygon members, named streets to join) into a WayStore
- * (8 bytes a point, spilled likewise); no JS Map or Set is keyed by OSM id.
+ * spilled to disk past its budget), way geometries that later steps need (multipolygon members, named streets to
+ * join) go into a WayStore (8 bytes a point, spilled likewise); no JS Map or Set is keyed by OSM id.
  */
 export async function readOsm(
   file: string,
