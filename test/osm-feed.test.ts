@@ -1,11 +1,21 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MessageChannel } from 'node:worker_threads';
 import { inflateSync } from 'node:zlib';
 import { createOSMStream } from 'osm-pbf-parser-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NodeIndex } from '../src/import/node-index.js';
-import { groupKinds, localFeed, readParts, type FeedPart, type OsmNode } from '../src/import/osm-feed.js';
+import {
+  groupKinds,
+  localFeed,
+  readParts,
+  type FeedPart,
+  type OsmFeed,
+  type OsmNode,
+  type TagFilter,
+} from '../src/import/osm-feed.js';
+import { readForThreads, remoteFeed, type ReadJob, type ReadMessage } from '../src/import/shared-read.js';
 import { MONACO_PBF } from './helpers/fixtures.js';
 
 /** A PBF's frames (length, BlobHeader, Blob), as bytes, in file order; `zlib`: the Blob's deflated data. */
@@ -105,6 +115,93 @@ describe('one read of a PBF (osm-feed)', () => {
     expect([...seen.wayTagKeys]).toEqual(['highway']);
     expect(feed.nodes().size).toBe(all.length);
     feed.releaseNodes();
+  });
+
+  /** Entities by type from `feed`, and how many way nodes it found in the node index; then it lets the nodes go. */
+  async function consume(feed: OsmFeed, tags: TagFilter) {
+    const n = { node: 0, way: 0, relation: 0, found: 0 };
+    const ll = [0, 0];
+    for await (const batch of feed.entities(tags))
+      for (const e of batch) {
+        n[e.type]++;
+        if (e.type === 'way') for (const r of e.refs) if (feed.nodes().lookup(r, ll)) n.found++;
+      }
+    feed.releaseNodes();
+    return n;
+  }
+
+  it('one read over ports: each consumer gets what its own read would give, the slow and the gone ones too', async () => {
+    const all = { node: true, way: true, relation: true };
+    const own = await consume(
+      localFeed(MONACO_PBF, {
+        budgetBytes: 1 << 20,
+        spillDir: root,
+        onBytes: () => {},
+        signal: new AbortController().signal,
+      }),
+      all,
+    );
+    const parent = new MessageChannel();
+    const chans = [0, 1, 2].map(() => new MessageChannel());
+    // a 64 kB node index (it spills) and backlog (the read keeps waiting for the slowest)
+    const job: ReadJob = {
+      file: MONACO_PBF,
+      dataDir: root,
+      nodeBudgetBytes: 64 * 1024,
+      backlogBytes: 64 * 1024,
+      consumers: chans.map((c, i) => ({ name: `c${i}`, taggedNodes: i !== 1, port: c.port1 })),
+    };
+    const messages: ReadMessage[] = [];
+    parent.port1.on('message', (m: ReadMessage) => messages.push(m));
+    const closed = new Promise((r) => parent.port1.once('close', r));
+    readForThreads(job, parent.port2);
+    const signal = new AbortController().signal;
+    const slow = async (feed: OsmFeed) => {
+      await new Promise((r) => setTimeout(r, 300));
+      return consume(feed, all);
+    };
+    const gone = async () => {
+      // an importer that fails after a few batches: its port closes and the read goes on without it
+      let k = 0;
+      for await (const b of remoteFeed(chans[2]!.port2, signal).entities(all)) if (b.length && ++k === 3) break;
+      chans[2]!.port2.close();
+    };
+    const [first, second] = await Promise.all([
+      slow(remoteFeed(chans[0]!.port2, signal)),
+      consume(remoteFeed(chans[1]!.port2, signal), all),
+      gone(),
+    ]);
+    expect(first).toEqual(own);
+    expect(second).toEqual({ ...own, node: 0 }); // it asked for no tagged nodes: positions only, from the index
+    await closed; // every consumer done with the index: the read closed its ports, its thread would end
+    expect(messages[messages.length - 1]).toEqual({ t: 'end' });
+    expect(messages.filter((m) => m.t === 'bytes').pop()).toEqual({
+      t: 'bytes',
+      done: readFileSync(MONACO_PBF).length,
+    });
+    expect(readdirSync(root).filter((f) => f.startsWith('.svcmaps-'))).toEqual([]); // the spill file went too
+  });
+
+  it('a read told to abort says so, and closes its ports', async () => {
+    const parent = new MessageChannel();
+    const chan = new MessageChannel();
+    const messages: ReadMessage[] = [];
+    parent.port1.on('message', (m: ReadMessage) => messages.push(m));
+    const closed = new Promise((r) => parent.port1.once('close', r));
+    readForThreads(
+      {
+        file: MONACO_PBF,
+        dataDir: root,
+        nodeBudgetBytes: 1 << 20,
+        backlogBytes: 1024,
+        consumers: [{ name: 'idle', taggedNodes: true, port: chan.port1 }],
+      },
+      parent.port2,
+    );
+    parent.port1.postMessage('abort'); // the consumer never reads: the read waits on it until told
+    await closed;
+    expect(messages.filter((m) => m.t !== 'bytes')).toEqual([{ t: 'error', message: 'aborted' }]);
+    chan.port2.close();
   });
 
   it('tells node blocks from way blocks without decoding them', () => {

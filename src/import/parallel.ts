@@ -1,6 +1,6 @@
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { startModuleWorker } from '../core/module-worker.js';
-import type { ReadJob, ReadMessage } from './read-thread.js';
+import type { ReadJob, ReadMessage } from './shared-read.js';
 import type { Importer, ImportSummary } from './types.js';
 
 /**

@@ -65,6 +65,7 @@ export function shareRead(
     }
     return fastest !== Infinity && (fastest >= WINDOW || backlog > o.backlogBytes);
   };
+  o.signal.addEventListener('abort', () => wake?.());
   const done = (async () => {
     for await (const part of readParts(file, index, o.onBytes, o.signal)) {
       const wire: WirePart = part.kind === 'index' ? { kind: 'index', share: index.share() } : toWire(part);
@@ -119,4 +120,74 @@ export function remoteFeed(port: MessagePort, signal: AbortSignal): OsmFeed {
     index?.close(); // this thread's read cache only
     port.postMessage('released');
   });
+}
+
+/** What the read thread is started with (read-thread.ts). */
+export interface ReadJob {
+  file: string;
+  dataDir: string;
+  nodeBudgetBytes: number;
+  backlogBytes: number;
+  consumers: Array<{ name: string; taggedNodes: boolean; port: MessagePort }>;
+}
+
+/** Read thread -> parent: bytes read so far, the end of the read (every part posted), or why it failed. */
+export type ReadMessage = { t: 'bytes'; done: number } | { t: 'end' } | { t: 'error'; message: string };
+
+/**
+ * The read thread's work (read-thread.ts): reads `job.file` once for its consumers, telling `parent` the bytes read
+ * and the end; 'abort' from `parent` stops it. Once the read has ended and every consumer is done with the node
+ * index (or gone), it closes the index and every port, `parent` included, so the thread ends.
+ */
+export function readForThreads(job: ReadJob, parent: MessagePort): void {
+  const post = (m: ReadMessage) => parent.postMessage(m);
+  const abort = new AbortController();
+  parent.on('message', (m) => {
+    if (m === 'abort') abort.abort();
+  });
+  const index = new NodeIndex({ budgetBytes: job.nodeBudgetBytes, spillDir: job.dataDir });
+  let holding = job.consumers.length; // importers that may still read the index
+  let ended = false;
+  const finish = () => {
+    if (!ended || holding > 0) return;
+    index.close();
+    for (const c of job.consumers) c.port.close();
+    parent.close();
+  };
+  const acks = { ack: (_c: ReadConsumer) => {} };
+  const consumers = job.consumers.map(({ taggedNodes, port }) => {
+    const me: ReadConsumer = { taggedNodes, gone: false, post: (m) => port.postMessage(m) };
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      holding--;
+      finish();
+    };
+    port.on('message', (m: 'ack' | 'released') => (m === 'ack' ? acks.ack(me) : release()));
+    port.on('close', () => {
+      me.gone = true;
+      acks.ack(me); // a read waiting on it goes on
+      release();
+    });
+    return me;
+  });
+  const read = shareRead(job.file, index, consumers, {
+    backlogBytes: job.backlogBytes,
+    onBytes: (done) => post({ t: 'bytes', done }),
+    signal: abort.signal,
+  });
+  acks.ack = read.ack;
+  read.done
+    .then(
+      () => post({ t: 'end' }),
+      (e: Error) => {
+        post({ t: 'error', message: e?.message ?? String(e) });
+        holding = 0; // the importers are being stopped: the index goes now
+      },
+    )
+    .finally(() => {
+      ended = true;
+      finish();
+    });
 }
