@@ -41,8 +41,9 @@ export interface TagFilter {
  * once, into one NodeIndex (every node's position) while the nodes with tags are handed on; the blocks of ways and
  * relations are handed on as inflated bytes, which each importer decodes with its own tag filter (roads decodes a
  * dozen keys of a way, render every key). A full import runs its importers side by side on such a read, one for
- * all of them when their memory estimates fit the budget together (parallel.ts: the read in the parent thread, the
- * parts shared with each importer thread); an importer run alone reads the file itself (localFeed).
+ * all of them when their memory estimates fit the budget together (parallel.ts: the read in a thread of its own,
+ * the parts shared with each importer thread, shared-read.ts); an importer run alone reads the file itself
+ * (localFeed).
  */
 export interface OsmFeed {
   /** Nodes with tags, then ways and relations decoded with `tags`, in file order, in batches. */
@@ -174,8 +175,8 @@ function blockEntities(buf: Uint8Array, tags: TagFilter): OsmEntity[] {
 }
 
 /**
- * A feed over parts from wherever they come (this thread's read, or the parent's): `release` is called once, when
- * the importer is done with the nodes.
+ * A feed over parts from wherever they come (this thread's read, or the read thread's): `release` is called once,
+ * when the importer is done with the nodes.
  */
 export class PartsFeed implements OsmFeed {
   private index: NodeIndex | undefined;

@@ -54,9 +54,9 @@ export const estimatedPeak = (name: string, pbfBytes: number): number =>
  * default 4 GiB the 600-copy country (278 MB) is read once for all three; the 1,200-copy one (556 MB) twice: roads
  * alone, then render beside places.
  *
- * In a read, the parent thread reads and inflates the file once and decodes its nodes once, into one node index,
- * and every importer thread consumes the same parts (shared-read.ts), decoding the ways' and relations' tags it
- * needs. After its read, each importer's build phase (the road graph's contraction, the render and places indexes)
+ * In a read, a thread of its own (read-thread.ts) reads and inflates the file once and decodes its nodes once, into
+ * one node index, and every importer thread consumes the same parts (shared-read.ts), decoding the ways' and
+ * relations' tags it needs. After its read, each importer's build phase (the road graph's contraction, the render and places indexes)
  * waits for a free thread: longest first, at most `threads` at a time. At country scale the contraction alone
  * takes about as long as places and render together, so on two cores a full import takes about as long as its
  * longest importer instead of the sum. The first failure aborts the others (each importer renames its output in
