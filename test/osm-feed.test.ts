@@ -204,6 +204,24 @@ describe('one read of a PBF (osm-feed)', () => {
     chan.port2.close();
   });
 
+  it('an importer told to stop stops at its next part, with parts still queued', async () => {
+    const chan = new MessageChannel();
+    let stop = false;
+    const feed = remoteFeed(chan.port2, new AbortController().signal, () => stop);
+    const node: OsmNode = { type: 'node', id: 1, lat: 1, lon: 2, tags: { name: 'x' } };
+    for (let i = 0; i < 5; i++) chan.port1.postMessage({ t: 'part', part: { kind: 'nodes', nodes: [node] } });
+    let seen = 0;
+    const consume = async () => {
+      for await (const b of feed.entities({ node: true })) {
+        seen += b.length;
+        stop = true; // as the parent's cancel word is set, with four parts already here
+      }
+    };
+    await expect(consume()).rejects.toThrow('aborted');
+    expect(seen).toBe(1);
+    chan.port1.close();
+  });
+
   it('tells node blocks from way blocks without decoding them', () => {
     const kinds = frames(readFileSync(MONACO_PBF))
       .slice(1) // the header block

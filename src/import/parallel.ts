@@ -21,6 +21,11 @@ export interface ThreadJob {
   memoryBytes: number;
   /** Where the read thread posts the parts of the file (shared-read.ts). */
   port: MessagePort;
+  /**
+   * Set to 1 to abort: an Int32 the thread reads at each progress report, so a long synchronous stage (the
+   * contraction) stops within a report or two, where an 'abort' message would wait for it to end.
+   */
+  cancel: SharedArrayBuffer;
 }
 
 /** Importer thread -> parent (its acknowledgements of parts go to the read thread, on its port). */
@@ -135,9 +140,13 @@ async function oneRead(
           dataDir,
           memoryBytes: Math.floor(o.memoryBytes / threads),
           port,
+          cancel: new SharedArrayBuffer(4),
         };
         const worker = startModuleWorker(import.meta.url, 'import-thread', job, [port]);
-        const abort = () => worker.postMessage('abort');
+        const abort = () => {
+          Atomics.store(new Int32Array(job.cancel), 0, 1);
+          worker.postMessage('abort');
+        };
         stop.signal.addEventListener('abort', abort);
         let settled = false;
         const settle = (err?: Error) => {
@@ -151,8 +160,10 @@ async function oneRead(
         };
         worker.on('message', (m: ThreadMessage) => {
           if (m.t === 'progress') progress(imp.name, m.stage, m.done, m.total);
-          else if (m.t === 'admit') admission.ask(imp.name, () => worker.postMessage('admitted'));
-          else if (m.t === 'done') {
+          else if (m.t === 'admit') {
+            // nothing starts building once the import is stopping
+            if (!stop.signal.aborted) admission.ask(imp.name, () => worker.postMessage('admitted'));
+          } else if (m.t === 'done') {
             results.set(imp.name, m.summary);
             settle();
           } else settle(new Error(`${imp.name}: ${m.message}`)); // which importer, as the operator sees several run

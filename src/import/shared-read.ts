@@ -95,10 +95,10 @@ function toWire(part: Exclude<FeedPart, { kind: 'index' }>): WirePart {
 
 /**
  * The feed of an importer thread: parts as the read thread posts them on `port`, acknowledged as the importer
- * consumes them. The node index is attached read-only and released to the read thread when the importer is done
+ * consumes them, until `signal` aborts or `stopped()` says so. The node index is attached read-only and released to the read thread when the importer is done
  * with it.
  */
-export function remoteFeed(port: MessagePort, signal: AbortSignal): OsmFeed {
+export function remoteFeed(port: MessagePort, signal: AbortSignal, stopped: () => boolean = () => false): OsmFeed {
   const queue: WirePart[] = [];
   let wake: (() => void) | undefined;
   port.on('message', (m: PartMessage) => {
@@ -109,7 +109,9 @@ export function remoteFeed(port: MessagePort, signal: AbortSignal): OsmFeed {
   async function* parts(): AsyncGenerator<FeedPart> {
     for (;;) {
       while (!queue.length && !signal.aborted) await new Promise<void>((r) => (wake = r));
-      if (signal.aborted) throw new Error('aborted');
+      // `stopped` too: parts already queued are consumed without a turn of the event loop, so an 'abort' message
+      // would wait behind all of them
+      if (signal.aborted || stopped()) throw new Error('aborted');
       const p = queue.shift()!;
       yield p.kind === 'index' ? { kind: 'index', index: NodeIndex.attach(p.share) } : p;
       port.postMessage('ack');

@@ -102,8 +102,11 @@ function prepare(o: OsmRoads, log: (stage: string, done?: number, total?: number
   const segTiny = tinyComponents(n, first, head, segA, segB, { baseNodes: nb, copyBase: split.copyBase });
   log('spatial index');
   const grid = buildSegmentGrid(lat, lon, segA, segB);
+  // a stage each (a progress report between them, where a threaded import can also be stopped: import-thread.ts)
+  log('junctions');
   const junction = junctionFlags(n, nb, split.copyBase, { segA, segB, segFirst, segEdges, lat, lon }, way);
   // numbered along the roads before the contraction, which then stores its edges in the same order (locality.ts)
+  log('numbering');
   const r = renumberForLocality({ first, head, ms, dist, way, lat, lon, segA, segB, segEdges, junction }, nb);
   return {
     g0: { n, first: r.first, head: r.head, ms: r.ms, dist: r.dist, way: r.way, lat: r.lat, lon: r.lon },
@@ -170,6 +173,7 @@ function baseGraph(o: OsmRoads, log: (stage: string, done?: number, total?: numb
   const split = applyViaWayRestrictions(nb, base, splitRestrictedNodes(nb, base, viaNode), viaWayRestrictions);
   const n = split.nodes,
     m = split.tail.length;
+  log('graph');
   // 2. CSR by tail (counting sort); pos[graphEdgeIndexBeforeSort] = index after.
   const first = new Uint32Array(n + 1);
   for (let i = 0; i < m; i++) first[split.tail[i]! + 1]!++;
