@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { IdOrdinals, NodeIndex, NodeUnsortedError, parseSize } from '../src/import/node-index.js';
+import { IdOrdinals } from '../src/import/id-ordinals.js';
+import { NodeIndex, NodeUnsortedError, parseSize } from '../src/import/node-index.js';
 import { WayStore } from '../src/import/way-store.js';
 
 /** A deterministic coordinate for node id `id` (1e-7 degree grid, like OSM). */

@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
 import { OSMTransform, parse, type OSMOptions } from 'osm-pbf-parser-node';
 import { NodeIndex } from './node-index.js';
@@ -211,12 +211,17 @@ export class PartsFeed implements OsmFeed {
 
 /**
  * An importer reading the file itself (run alone): the read in this thread, into its own node index of
- * `budgetBytes` (spilled to `spillDir`), freed when the importer releases it.
+ * `budgetBytes` (spilled to `spillDir`; NodeIndex's defaults without them), freed when the importer releases it.
+ * `onBytes` gets the bytes read and the file's size.
  */
 export function localFeed(
   file: string,
-  o: { budgetBytes: number; spillDir: string; onBytes: (done: number) => void; signal: AbortSignal },
+  o: { budgetBytes?: number; spillDir?: string; onBytes: (done: number, total: number) => void; signal: AbortSignal },
 ): OsmFeed {
+  const total = statSync(file).size;
   const index = new NodeIndex({ budgetBytes: o.budgetBytes, spillDir: o.spillDir });
-  return new PartsFeed(readParts(file, index, o.onBytes, o.signal), () => index.close());
+  return new PartsFeed(
+    readParts(file, index, (done) => o.onBytes(done, total), o.signal),
+    () => index.close(),
+  );
 }

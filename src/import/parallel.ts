@@ -61,8 +61,8 @@ export const estimatedPeak = (name: string, pbfBytes: number): number =>
  *
  * In a read, a thread of its own (read-thread.ts) reads and inflates the file once and decodes its nodes once, into
  * one node index, and every importer thread consumes the same parts (shared-read.ts), decoding the ways' and
- * relations' tags it needs. After its read, each importer's build phase (the road graph's contraction, the render and places indexes)
- * waits for a free thread: longest first, at most `threads` at a time. At country scale the contraction alone
+ * relations' tags it needs. After its read, each importer's build phase (the road graph's contraction, the render
+ * and places indexes) waits for a free thread: longest first, at most `threads` at a time. At country scale the contraction alone
  * takes about as long as places and render together, so on two cores a full import takes about as long as its
  * longest importer instead of the sum. The first failure aborts the others (each importer renames its output in
  * only when complete, so the data in service stays in service) and is thrown as it is; summaries come back in the

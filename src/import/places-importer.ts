@@ -131,14 +131,13 @@ export const placesImporter: Importer = {
     try {
       builder.carryOver(source);
       // read alone, half the budget holds node positions
-      const size = statSync(file).size;
       const feed =
         opts.feed ??
         (isPbf(file)
           ? localFeed(file, {
               budgetBytes: (opts.memoryBytes ?? DEFAULT_IMPORT_MEMORY) * 0.5,
               spillDir: dataDir,
-              onBytes: (done) => progress('read', done, size),
+              onBytes: (done, total) => progress('read', done, total),
               signal,
             })
           : undefined);

@@ -1,5 +1,3 @@
-import { statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import type { MapFeature } from '../../render/features.js';
 import { type Box, latToY, lngToX, ringsBox } from '../../render/mercator.js';
 import { classifyArea, classifyLine, classifyPoint, isAreaWay, type Classed } from './classify.js';
@@ -42,13 +40,12 @@ export async function readOsm(
   signal: AbortSignal,
   limits: ReadLimits = {},
 ): Promise<ReadResult> {
-  const total = limits.feed ? 0 : statSync(file).size;
   const feed =
     limits.feed ??
     localFeed(file, {
-      budgetBytes: limits.nodeBudgetBytes ?? 1 << 30,
-      spillDir: limits.spillDir ?? tmpdir(),
-      onBytes: (done) => progress(done, total),
+      budgetBytes: limits.nodeBudgetBytes,
+      spillDir: limits.spillDir,
+      onBytes: progress,
       signal,
     });
   let nodes: NodeIndex | undefined;

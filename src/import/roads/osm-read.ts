@@ -1,7 +1,5 @@
-import { statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { carProfile, RELATION_TAG_KEYS, WAY_TAG_KEYS } from '../../routing/profile.js';
-import { IdOrdinals } from '../node-index.js';
+import { IdOrdinals } from '../id-ordinals.js';
 import { localFeed, type OsmFeed, type OsmRelation } from '../osm-feed.js';
 import { GrowF64, GrowI32, GrowU8, GrowU32 } from './grow.js';
 import { indexOfSorted } from '../../core/sorted.js';
@@ -62,13 +60,12 @@ export async function readOsmRoads(
     feed?: OsmFeed;
   },
 ): Promise<OsmRoads> {
-  const total = opts.feed ? 0 : statSync(file).size;
   const feed =
     opts.feed ??
     localFeed(file, {
-      budgetBytes: opts.nodeBudgetBytes ?? 1 << 30,
-      spillDir: opts.spillDir ?? tmpdir(),
-      onBytes: (done) => opts.progress('read', done, total),
+      budgetBytes: opts.nodeBudgetBytes,
+      spillDir: opts.spillDir,
+      onBytes: (done, total) => opts.progress('read', done, total),
       signal: opts.signal,
     });
   const rawRefs = new GrowF64();
