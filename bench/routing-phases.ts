@@ -117,6 +117,15 @@ const { long, local } = pairs(Number(args.long), Number(args.local));
 const reps = Number(args.reps);
 const PHASES = ['ch', 'unpack', 'assemble', 'alternatives', 'maneuvers', 'line'] as const;
 
+/** A path's line as the overview asked for (builds before routes of chains take it from the path alone). */
+function lineText(M: Mods, p: any): string {
+  if (M.ov?.routeLine) {
+    const l = M.ov.routeLine(g, p, args.overview);
+    return M.path.lineJson(l.pts, l.count, l.keep);
+  }
+  return M.path.lineJson(p, args.overview === 'simplified' ? M.ov?.overviewIndices(p.pts, p.n + 1) : undefined);
+}
+
 /** One long route in phases, as BuiltinEngine.paths and routeSync run them. */
 function phases(k: string, [A, B]: Pair, into: Record<string, number[]>): void {
   const M = builds[k]!,
@@ -147,8 +156,7 @@ function phases(k: string, [A, B]: Pair, into: Record<string, number[]>): void {
   const alts = time('alternatives', () => M.alts.viaAlternatives(ends, q, check, primary, r.meet, r.cost, 2));
   const all = [primary, ...alts];
   time('maneuvers', () => all.map((p) => M.man.maneuvers(g, p, 'en')));
-  const keep = (p: any) => (args.overview === 'simplified' ? M.ov?.overviewIndices(p.pts, p.n + 1) : undefined);
-  time('line', () => all.map((p) => M.path.lineJson(p, keep(p))));
+  time('line', () => all.map((p) => lineText(M, p)));
   // search space: nodes settled by the full query alternatives need (above) and by a plain one (the stopping rule)
   if (typeof settledFull === 'number') {
     (into[`${k} settled full`] ??= []).push(settledFull);

@@ -3,7 +3,7 @@ import { buildCH } from '../src/routing/ch-build.js';
 import { CHQuery } from '../src/routing/ch-query.js';
 import { setUnpackListLimit } from '../src/routing/ch-unpack.js';
 import type { RoadGraph } from '../src/routing/graph.js';
-import { assemble, lineJson, setPathScratchLimit, type RoutePath } from '../src/routing/path.js';
+import { assemble, lineJson } from '../src/routing/path.js';
 import { randomGrid } from './helpers/grid.js';
 
 describe('CH unpacking', () => {
@@ -45,17 +45,6 @@ describe('CH unpacking', () => {
 });
 
 describe('route line text', () => {
-  const path = (coords: number[]): RoutePath => ({
-    n: coords.length / 2 - 1,
-    way: new Uint32Array(0),
-    node: new Int32Array(0),
-    dist: new Float64Array(0),
-    time: new Float64Array(0),
-    pts: Float64Array.from(coords),
-    edges: new Uint32Array(0),
-    distM: 0,
-    ms: 0,
-  });
   const reference = (coords: number[]) => {
     const pts: string[] = [];
     let last = '';
@@ -81,7 +70,7 @@ describe('route line text', () => {
       if (i % 7 === 0) random.push(random.at(-2)!, random.at(-2)!);
     }
     for (const coords of [fixed, random, [12.5, 41.9, 12.5, 41.9], [12.5, 41.9]]) {
-      const text = lineJson(path(coords));
+      const text = lineJson(Float64Array.from(coords), coords.length / 2);
       expect(text).toBe(reference(coords));
       expect(JSON.parse(text)).toBeInstanceOf(Array);
     }
@@ -134,44 +123,21 @@ describe('route assembly', () => {
     return { g: g as unknown as RoadGraph, from: snap(0), to: snap(E - 1), edges: idx.slice(1, E - 1), E };
   }
 
-  it('gathers pieces in the thread scratch or in arrays of its own alike, dropping zero-length pieces', () => {
+  it('drops zero-length pieces', () => {
     const { g, from, to, edges, E } = line(400);
-    // turns before every tenth edge (some of them zero-length: their turn goes to the next piece kept) and one
-    // before the final partial piece
-    const extra = Uint32Array.from({ length: edges.length + 1 }, (_, k) => (k % 10 === 0 ? 1000 + k : 0));
-    const build = (limit: number, turns?: Uint32Array) => {
-      setPathScratchLimit(limit);
-      const p = assemble(g, from, to, 1, edges, E - 1, turns);
-      setPathScratchLimit(Infinity);
-      return { p };
-    };
-    const a = build(Infinity),
-      b = build(0);
-    const used = ({ p }: { p: RoutePath }) => ({
-      n: p.n,
-      way: Array.from(p.way.subarray(0, p.n)),
-      node: Array.from(p.node.subarray(0, p.n)),
-      dist: Array.from(p.dist.subarray(0, p.n)),
-      time: Array.from(p.time.subarray(0, p.n)),
-      pts: Array.from(p.pts.subarray(0, 2 * p.n + 2)),
-      distM: p.distM,
-      ms: p.ms,
-    });
-    expect(used(a)).toEqual(used(b));
-    const ta = build(Infinity, extra),
-      tb = build(0, extra);
-    expect(used(ta)).toEqual(used(tb));
-    const turnMs = extra.reduce((x, y) => x + y, 0);
-    expect(ta.p.ms).toBe(a.p.ms + turnMs);
-    expect(Array.from(ta.p.time.subarray(0, ta.p.n)).reduce((x, y) => x + y, 0)).toBeCloseTo(a.p.ms + turnMs, 6);
-    expect(ta.p.time[ta.p.n - 1]).toBe(a.p.time[a.p.n - 1]! + extra[edges.length]!);
-    const zero = Array.from(edges).filter((e) => g.dist[e] === 0).length;
-    expect(zero).toBeGreaterThan(50);
-    expect(a.p.n).toBe(edges.length - zero + 2); // the partial pieces at both ends
-    expect(a.p.ms).toBe(Array.from(edges).reduce((s, e) => s + g.ms[e]!, 0) + g.ms[0]! / 2 + g.ms[E - 1]! / 2);
+    const p = assemble(g, from, to, 1, edges, E - 1);
+    const zero = Array.from(edges).filter((e) => g.dist[e] === 0);
+    expect(zero.length).toBeGreaterThan(50);
+    expect(p.n).toBe(edges.length - zero.length + 2); // the partial pieces at both ends
+    expect(p.ms).toBe(Array.from(edges).reduce((s, e) => s + g.ms[e]!, 0) + g.ms[0]! / 2 + g.ms[E - 1]! / 2);
+    expect(Array.from(p.time).reduce((x, y) => x + y, 0)).toBeCloseTo(p.ms, 6);
     // the snapped start's partial piece to node 1, a piece per edge of some length, the partial piece to the end
     const kept = Array.from(edges).filter((e) => g.dist[e] !== 0);
-    expect(Array.from(a.p.node.subarray(0, a.p.n))).toEqual([1, ...kept.map((e) => e + 1), -1]);
-    expect(lineJson(a.p)).toBe(lineJson(b.p));
+    expect(Array.from(p.node)).toEqual([1, ...kept.map((e) => e + 1), -1]);
+    expect(Array.from(p.chain).every((c) => c === -1)).toBe(true);
+    expect(Array.from(p.way)).toEqual([0, ...kept.map((e) => g.way[e]!), g.way[E - 1]!]);
+    // each piece starts where the last one ended: its points are the kept edges' heads
+    for (let i = 1; i + 1 < p.n; i++)
+      expect([p.pts[2 * i + 2], p.pts[2 * i + 3]]).toEqual([g.lon[kept[i - 1]! + 1], g.lat[kept[i - 1]! + 1]]);
   });
 });

@@ -1,5 +1,5 @@
 import type { CHQuery } from './ch-query.js';
-import { chainsOf, route, seedAt, type ChainSeed, type RouteEnds } from './chains.js';
+import { chainsOf, roadChains, route, seedAt, type ChainSeed, type RouteEnds } from './chains.js';
 import type { RoadGraph } from './graph.js';
 import type { RoutePath } from './path.js';
 
@@ -77,6 +77,7 @@ export function viaAlternatives(
   cands.sort((a, b) => a.rank - b.rank || a.v - b.v);
   const out: RoutePath[] = [];
   let tried = 0;
+  let ownChains: IntSet | undefined;
   const localSpan = Math.max(bestCost * LOCAL_FRACTION, Math.min(bestCost * LOCAL_SHORT.fraction, LOCAL_SHORT.maxMs));
   for (const { v, sNode, tNode, s, t, cost, packed } of cands) {
     if (out.length >= want || tried >= MAX_CANDIDATES) break;
@@ -90,7 +91,7 @@ export function viaAlternatives(
     if (accepted.some((a) => shared(g, edges, (a.set ??= edgeSet(a.edges))) >= limit(a))) continue;
     if (!simple(g, sNode, edges)) continue;
     const path = route(ends, sNode, turns, tNode);
-    if (passesSeedRoadsTwice(path, s, t)) continue;
+    if (passesSeedRoadsTwice(path, s, t, (ownChains ??= roadChainSet(g, ends)))) continue;
     accepted.push({ packed, edges, s, t });
     out.push(path);
   }
@@ -165,18 +166,28 @@ function simple(g: RoadGraph, start: number, chains: Uint32Array): boolean {
   return true;
 }
 
+/** The chains over the origin's and the destination's roads (chains.ts roadChains). */
+function roadChainSet(g: RoadGraph, ends: RouteEnds): IntSet {
+  const list = [...roadChains(g, ends.from), ...roadChains(g, ends.to)];
+  const set = new IntSet(list.length);
+  for (const c of list) set.add(c);
+  return set;
+}
+
 /**
  * Whether the route passes a node of its seeds' roads twice: a detour back over the origin's or destination's own
- * road (to a junction and back past the point), which the junction-level test cannot see. Those nodes are few, so
- * one pass over the route's nodes counts them.
+ * road (to a junction and back past the point), which the junction-level test cannot see. The route drives such a
+ * node again on a whole chain over that road (`own`), or on a piece of a road edge: those nodes are few, so one pass
+ * over the route's piece ends counts them.
  */
-function passesSeedRoadsTwice(p: RoutePath, s: ChainSeed, t: ChainSeed): boolean {
-  const own = new IntSet(s.roads.length + t.roads.length + 2);
-  // the range of their ids: most of a long route's ~10^4 nodes are outside it and need no hash lookup
+function passesSeedRoadsTwice(p: RoutePath, s: ChainSeed, t: ChainSeed, own: IntSet): boolean {
+  for (let i = 0; i < p.n; i++) if (p.chain[i]! >= 0 && own.has(p.chain[i]!)) return true;
+  const ownNodes = new IntSet(s.roads.length + t.roads.length + 2);
+  // the range of their ids: most of a long route's piece ends are outside it and need no hash lookup
   let lo = s.end,
     hi = s.end;
   const mine = (v: number) => {
-    own.add(v);
+    ownNodes.add(v);
     if (v < lo) lo = v;
     if (v > hi) hi = v;
   };
@@ -187,7 +198,7 @@ function passesSeedRoadsTwice(p: RoutePath, s: ChainSeed, t: ChainSeed): boolean
   const seen = new IntSet(s.roads.length + t.roads.length + 2);
   for (let i = 0; i < p.n; i++) {
     const v = p.node[i]!;
-    if (v >= lo && v <= hi && own.has(v) && !seen.add(v)) return true;
+    if (v >= lo && v <= hi && ownNodes.has(v) && !seen.add(v)) return true;
   }
   return false;
 }

@@ -68,6 +68,7 @@ export class BuiltinEngine implements RoutingEngine {
       kind: 'ok',
       paths: paths.map((p, i): EnginePath =>
         pathRecord(
+          this.graph,
           p,
           i === 0 ? 'Fastest' : `Alternative ${i}`,
           opts.overview ?? 'full',

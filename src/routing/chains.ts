@@ -1,7 +1,7 @@
 import { indexOfSorted } from '../core/sorted.js';
 import type { Seed } from './ch-query.js';
 import type { RoadGraph } from './graph.js';
-import { assemble, segEdgeRange, tailOf, type RoutePath } from './path.js';
+import { assembleChains, segEdgeRange, tailOf, type RoutePath } from './path.js';
 import type { Snap } from './snap.js';
 
 /**
@@ -39,31 +39,6 @@ export function chainsOf(g: RoadGraph, turns: Uint32Array): Uint32Array {
   const out = new Uint32Array(turns.length);
   for (let i = 0; i < turns.length; i++) out[i] = g.tHead[turns[i]!]!;
   return out;
-}
-
-/**
- * Road edges `before`, then those of the chains `turns` lead onto, in order, then `after`, in one array; with the
- * time of each turn on the first road edge of its chain, and `lastTurnMs` on the first of `after` (or on the
- * final piece when `after` is empty), as path.ts assemble() takes them.
- */
-function turnRoads(g: RoadGraph, before: number[], turns: Uint32Array, after: number[], lastTurnMs: number) {
-  const { cEdgeFirst: cf, cEdges: ce, tMs } = g;
-  const chains = chainsOf(g, turns);
-  let n = before.length + after.length;
-  for (let i = 0; i < chains.length; i++) n += cf[chains[i]! + 1]! - cf[chains[i]!]!;
-  const roads = new Uint32Array(n),
-    extra = new Uint32Array(n + 1);
-  roads.set(before);
-  let at = before.length;
-  // element by element: a subarray per chain (10^3 of them on a long route) cost more than the copying
-  for (let i = 0; i < turns.length; i++) {
-    const c = chains[i]!;
-    extra[at] = tMs[turns[i]!]!;
-    for (let k = cf[c]!, end = cf[c + 1]!; k < end; k++) roads[at++] = ce[k]!;
-  }
-  extra[at] = lastTurnMs;
-  roads.set(after, at);
-  return { chains, roads, extra };
 }
 
 /**
@@ -209,8 +184,27 @@ export interface RouteEnds {
  */
 export function route(ends: RouteEnds, sNode: number, turns: Uint32Array, tNode: number): RoutePath {
   const { g } = ends;
-  const source = seedAt(ends.S, sNode),
-    target = seedAt(ends.T, tNode);
-  const { chains, roads, extra } = turnRoads(g, source.roads, turns, target.roads, target.turnMs);
-  return { ...assemble(g, ends.from, ends.to, source.end, roads, target.end, extra), edges: chains };
+  const s = seedAt(ends.S, sNode),
+    t = seedAt(ends.T, tNode);
+  const chains = chainsOf(g, turns);
+  return assembleChains(g, ends.from, ends.to, s.end, s.roads, turns, chains, t.turnMs, t.roads, t.end);
+}
+
+/**
+ * Every chain over the snapped segment's road: in both directions, from every copy of a split junction. A route
+ * that drives one of them passes the snapped point again (alternatives.ts).
+ */
+export function roadChains(g: RoadGraph, s: Snap): number[] {
+  const out: number[] = [];
+  for (let d = 0; d < 2; d++) {
+    if (range(g, s.seg, d)[0] === range(g, s.seg, d)[1]) continue;
+    // back along the road to the segment leaving its junction, whose graph edges each start a chain
+    for (let seg = s.seg; ; seg += d ? 1 : -1) {
+      if (!isJunction(g, d ? g.segB[seg]! : g.segA[seg]!)) continue;
+      const [k0, k1] = range(g, seg, d);
+      for (let k = k0; k < k1; k++) out.push(chainFrom(g, g.segEdges[k]!));
+      break;
+    }
+  }
+  return out;
 }

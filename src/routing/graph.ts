@@ -1,5 +1,6 @@
 import { readGraphFile, readGraphFileShared, writeGraphFile, type GraphFileContents } from './graph-file.js';
 import type { CHArrays } from './ch-build.js';
+import { routeSummaries, type RouteSummary } from './route-summary.js';
 
 export const GRAPH_FILE = 'roads.graph';
 
@@ -17,7 +18,7 @@ export const GRAPH_FILE = 'roads.graph';
  *   import/roads/turns.ts): the contraction hierarchy (ch*, see ch-build.ts / ch-query.ts) is built over chains as
  *   nodes and turns as edges (edge-based, so turn costs are part of every search).
  */
-export interface RoadGraph extends CHArrays, ChainArrays, TurnArrays {
+export interface RoadGraph extends CHArrays, ChainArrays, RouteSummary, TurnArrays {
   meta: GraphMeta;
   lat: Float64Array;
   lon: Float64Array;
@@ -108,11 +109,15 @@ const ARRAYS = [
   'cMs',
   'cEdgeFirst',
   'cEdges',
+  'cDist',
+  'cDev',
+  'cWay',
   'tFirst',
   'tHead',
   'tMs',
   'cInFirst',
   'cIn',
+  'tSay',
   'rank',
   'chTail',
   'chHead',
@@ -141,13 +146,20 @@ export async function loadGraphShared(path: string): Promise<RoadGraph> {
   return roadGraph(path, await readGraphFileShared(path));
 }
 
+/** Sections a graph file written before them lacks, computed at load instead (route-summary.ts). */
+const DERIVED = new Set<string>(['cDist', 'cDev', 'cWay', 'tSay']);
+
 function roadGraph(path: string, { meta, sections }: GraphFileContents): RoadGraph {
   const version = (meta as { version?: number }).version;
   if (version !== GRAPH_VERSION)
     throw new Error(`${path}: road graph version ${version ?? '?'} is not ${GRAPH_VERSION}; re-run \`svcmaps import\``);
   for (const k of ARRAYS)
-    if (!sections[k]) throw new Error(`${path}: section ${k} is missing; re-run \`svcmaps import\``);
-  return { meta: meta as unknown as GraphMeta, ...(sections as unknown as Omit<RoadGraph, 'meta'>) };
+    if (!sections[k] && !DERIVED.has(k)) throw new Error(`${path}: section ${k} is missing; re-run \`svcmaps import\``);
+  const g = { meta: meta as unknown as GraphMeta, ...(sections as unknown as Omit<RoadGraph, 'meta'>) };
+  // (its turns all say LOOK: what each says would take seconds at country scale; maneuvers.ts looks at each)
+  if ([...DERIVED].some((k) => !sections[k]))
+    Object.assign(g, routeSummaries(g, g.lat.buffer instanceof SharedArrayBuffer, false));
+  return g;
 }
 
 /** Grid cell of a coordinate (clamped to the grid). */

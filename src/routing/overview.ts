@@ -1,3 +1,6 @@
+import type { RoadGraph } from './graph.js';
+import { linePoints, type RoutePath } from './path.js';
+
 /**
  * The route line an answer carries (directions `overview`, as OSRM and Mapbox name it). `full` is every point of
  * the road geometry; `simplified` (the default) keeps the points that show when the whole route fills a map
@@ -20,16 +23,8 @@ let candidates = new Uint32Array(1 << 14);
 let keptMark = new Uint8Array(1 << 14);
 let stack = new Uint32Array(1 << 15);
 
-/**
- * The indices, in order, of the points of a line (`pts` = [lng0, lat0, lng1, lat1, ...], `count` points) that its
- * simplified overview keeps, always the first and the last. Distances are measured flat, longitudes scaled by the
- * cosine of the line's middle latitude (what a map of its extent shows, to a few percent over a country). Two
- * passes of half the allowed deviation each (a quarter pixel), so the bound holds for their sum: points within it of
- * the last point kept go first (one linear pass, which leaves a long route a fraction of its points), then
- * Douglas-Peucker over the rest, splitting at the farthest point from each chord until none is farther than it.
- */
-export function overviewIndices(pts: Float64Array, count: number): Uint32Array {
-  if (count <= 2) return Uint32Array.from({ length: count }, (_, i) => i);
+/** The flat scale of a line's longitudes (cos of its middle latitude) and its extent on that map, in degrees. */
+function extentOf(pts: Float64Array, count: number): { c: number; extent: number } {
   let minX = Infinity,
     maxX = -Infinity,
     minY = Infinity,
@@ -43,7 +38,51 @@ export function overviewIndices(pts: Float64Array, count: number): Uint32Array {
     if (y > maxY) maxY = y;
   }
   const c = Math.cos((((minY + maxY) / 2) * Math.PI) / 180);
-  const tol = (Math.max((maxX - minX) * c, maxY - minY) * EXTENT_SHARE) / 2;
+  return { c, extent: Math.max((maxX - minX) * c, maxY - minY) };
+}
+
+/**
+ * The indices, in order, of the points of a line (`pts` = [lng0, lat0, lng1, lat1, ...], `count` points) that its
+ * simplified overview keeps, always the first and the last. Distances are measured flat, longitudes scaled by the
+ * cosine of the line's middle latitude (what a map of its extent shows, to a few percent over a country). Two
+ * passes of half the allowed deviation each (a quarter pixel), so the bound holds for their sum (see simplify).
+ */
+export function overviewIndices(pts: Float64Array, count: number): Uint32Array {
+  if (count <= 2) return Uint32Array.from({ length: count }, (_, i) => i);
+  const { c, extent } = extentOf(pts, count);
+  return simplify(pts, count, c, (extent * EXTENT_SHARE) / 2);
+}
+
+/**
+ * The points of route p's line that the overview asked for, and which of them it keeps (all when `keep` is
+ * undefined). `full`: every point. `simplified`: a chain (chain-summary.ts) whose inner points all lie within a
+ * third of the allowed deviation of its chord keeps only its ends, and simplify() keeps a third each for its two
+ * passes over the rest. The bound holds for the sum: consecutive points left after the chains' share both lie
+ * within the passes' two thirds of one segment kept (the one spanning them), so every point of the chord between
+ * them does too (the distance to a segment is convex), and a chain's inner points lie within a third of that chord.
+ * The extent is measured on the pieces' ends, at most the whole line's, so the bound is the whole line's or
+ * tighter; the chains' deviation is measured with longitudes unscaled, which no flat map makes larger.
+ */
+export function routeLine(
+  g: RoadGraph,
+  p: RoutePath,
+  overview: Overview,
+): { pts: Float64Array; count: number; keep?: Uint32Array } {
+  if (overview === 'full') return linePoints(g, p, -1);
+  const { c, extent } = extentOf(p.pts, p.n + 1);
+  const share = (extent * EXTENT_SHARE) / 3;
+  const line = linePoints(g, p, share);
+  if (line.count <= 2) return line;
+  return { ...line, keep: simplify(line.pts, line.count, c, share) };
+}
+
+/**
+ * simplify() keeps, of `count` points, the first, the last and enough between them that none dropped lies farther
+ * than 2 x `tol` from the segment kept that spans it, measured flat (longitudes times `c`). Points within `tol` of
+ * the last point kept go first (one linear pass, which leaves a long route a fraction of its points), then
+ * Douglas-Peucker over the rest, splitting at the farthest point from each chord until none is farther than `tol`.
+ */
+function simplify(pts: Float64Array, count: number, c: number, tol: number): Uint32Array {
   const tol2 = tol * tol;
   // pass 1: radial
   if (candidates.length < count) candidates = new Uint32Array(Math.max(count, 2 * candidates.length));

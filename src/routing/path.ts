@@ -1,25 +1,39 @@
 import { lowerBound } from '../core/sorted.js';
 import type { RoadGraph } from './graph.js';
+import { ZERO_M } from './junction.js';
 import type { Snap } from './snap.js';
 
 /**
- * A route as struct-of-arrays pieces (a long route has thousands; one object per piece was most of its cost).
- * Piece i is a whole graph edge, or the partial segment from/to a snapped point, and runs from point i to point
- * i + 1 of `pts`. `node[i]` is the graph node at its end (-1 for a final partial piece ending at the destination).
+ * A route as struct-of-arrays pieces. Piece i runs from point i to point i + 1 of `pts`, and is a whole chain
+ * (graph.ts ChainArrays: the road between two junctions), one road edge, or the partial segment from/to a snapped
+ * point. A cross-country route drives ~10^3 chains of ~10^4 road edges: built of chains, it reads a chain's end and
+ * its summary (route-summary.ts), and its road edges only where the line (linePoints) or a maneuver needs them.
  */
 export interface RoutePath {
   n: number;
+  /** The chain piece i drives whole, or -1 when it is one road edge or part of one. */
+  chain: Int32Array;
+  /** The turn onto a chain piece (-1 for the others). */
+  turn: Int32Array;
+  /** The way of a piece of one road edge (0 for a chain: maneuvers.ts reads its road edges' ways). */
   way: Uint32Array;
+  /** The graph node at its end (-1 for a final partial piece ending at the destination). */
   node: Int32Array;
   dist: Float64Array;
   time: Float64Array;
-  /** [lng0, lat0, lng1, lat1, ...]: n + 1 points. */
+  /** [lng0, lat0, lng1, lat1, ...]: n + 1 points, the pieces' ends. */
   pts: Float64Array;
   /**
-   * The chains it follows in order (graph.ts ChainArrays), for overlap tests between alternatives; for a route that
-   * passes no junction, its road edges.
+   * The chains it follows in order, for overlap tests between alternatives; for a route that passes no junction,
+   * its road edges.
    */
   edges: Uint32Array;
+  /**
+   * The node behind the snapped origin on its road edge, and the node ahead of the snapped destination on its (-1
+   * when not known): the roads a maneuver at the first or last junction must not offer as other ways to go.
+   */
+  behind: number;
+  toward: number;
   distM: number;
   ms: number;
 }
@@ -34,131 +48,134 @@ export const tailOf = (g: RoadGraph, e: number): number => lowerBound(g.first, e
 /** Snapped points to OSM's own precision (1e-7 degree, ~1 cm). */
 const r7 = (x: number) => Math.round(x * 1e7) / 1e7;
 
-/**
- * Scratch pieces, one set per thread (assembling is synchronous): PathBuilder gathers a route's pieces here and
- * copies them out at their exact count. Module constants, because V8 compiles the gathering loop (see
- * gatherEdges) over them into one that keeps far more of its cache misses in flight than over arrays held in
- * fields: the graph's per-edge and per-node arrays are read at random. 64K pieces (~2.5 MB); a longer route is
- * built in arrays of its own.
- */
-const PIECES = 1 << 16;
-const P_WAY = new Uint32Array(PIECES);
-const P_NODE = new Int32Array(PIECES);
-const P_DIST = new Float64Array(PIECES);
-const P_TIME = new Float64Array(PIECES);
-const P_PTS = new Float64Array(2 * PIECES + 2);
-let piecesLimit = PIECES;
-
-/** Tests: a lower limit for routes gathered in the scratch pieces (down to 0), so others get their own arrays. */
-export function setPathScratchLimit(n: number): void {
-  piecesLimit = Math.max(0, Math.min(PIECES, n));
-}
-
-/**
- * PathBuilder.add for each of `edges` (a connected run from node `prev`) into the scratch pieces, after `n` pieces
- * summing to distM / ms, each edge taking `extra[k]` ms more (a turn made before it), and the first piece kept
- * `carry` ms more (turns before edges too short to be pieces). Each piece starts where the previous edge ended, so
- * every node's coordinates are read once.
- */
-function gatherEdges(
-  g: RoadGraph,
-  edges: Uint32Array,
-  extra: Uint32Array,
-  prev: number,
-  n: number,
+type Piece = [
+  way: number,
   distM: number,
   ms: number,
-  carry: number,
-) {
-  const { head, lon, lat } = g,
-    gWay = g.way,
-    gDist = g.dist,
-    gMs = g.ms;
-  let fx = lon[prev]!,
-    fy = lat[prev]!;
-  for (let k = 0; k < edges.length; k++) {
-    const e = edges[k]!,
-      h = head[e]!,
-      tx = lon[h]!,
-      ty = lat[h]!,
-      d = gDist[e]!;
-    carry += extra[k]!;
-    if (!(d <= 0.01)) {
-      const t = gMs[e]! + carry;
-      carry = 0;
-      if (n === 0) {
-        P_PTS[0] = fx;
-        P_PTS[1] = fy;
-      }
-      P_WAY[n] = gWay[e]!;
-      P_NODE[n] = h;
-      P_DIST[n] = d;
-      P_TIME[n] = t;
-      P_PTS[2 * n + 2] = tx;
-      P_PTS[2 * n + 3] = ty;
-      distM += d;
-      ms += t;
-      n++;
-    }
-    fx = tx;
-    fy = ty;
-  }
-  return { n, distM, ms, carry };
-}
+  fromLng: number,
+  fromLat: number,
+  toLng: number,
+  toLat: number,
+  node: number,
+];
 
 /** Collects pieces in driving order; pieces of (almost) zero length carry no geometry and would confuse bearings. */
 class PathBuilder {
-  private readonly p: RoutePath;
-  /** Whether the pieces are gathered in the scratch arrays (copied out by done). */
-  private readonly scratch: boolean;
-  constructor(cap: number, edges: Uint32Array) {
-    this.scratch = cap <= piecesLimit;
-    this.p = {
-      n: 0,
-      way: this.scratch ? P_WAY : new Uint32Array(cap),
-      node: this.scratch ? P_NODE : new Int32Array(cap),
-      dist: this.scratch ? P_DIST : new Float64Array(cap),
-      time: this.scratch ? P_TIME : new Float64Array(cap),
-      pts: this.scratch ? P_PTS : new Float64Array(2 * cap + 2),
-      edges,
-      distM: 0,
-      ms: 0,
-    };
-  }
+  private cap: number;
+  private p: RoutePath;
   /** The first piece offered, kept in case every piece turns out zero-length (a route of one point). */
-  private first: Parameters<PathBuilder['add']> | undefined;
+  private first: Piece | undefined;
   /** Turn time not yet on a piece: it goes on the next piece kept. */
   carry = 0;
-  add(
-    way: number,
-    distM: number,
-    ms: number,
-    fromLng: number,
-    fromLat: number,
-    toLng: number,
-    toLat: number,
-    node: number,
-  ) {
-    this.first ??= [way, distM, ms, fromLng, fromLat, toLng, toLat, node];
-    if (distM <= 0.01) return;
-    this.put(way, distM, ms, fromLng, fromLat, toLng, toLat, node);
+  /** RoutePath.behind and .toward. */
+  behind = -1;
+  toward = -1;
+
+  constructor(cap: number, edges: Uint32Array) {
+    this.cap = Math.max(1, cap);
+    this.p = { n: 0, ...PathBuilder.arrays(this.cap), edges, behind: -1, toward: -1, distM: 0, ms: 0 };
   }
-  private put(
-    way: number,
-    distM: number,
-    ms: number,
-    fromLng: number,
-    fromLat: number,
-    toLng: number,
-    toLat: number,
-    node: number,
-  ) {
+
+  private static arrays(cap: number) {
+    return {
+      chain: new Int32Array(cap),
+      turn: new Int32Array(cap),
+      way: new Uint32Array(cap),
+      node: new Int32Array(cap),
+      dist: new Float64Array(cap),
+      time: new Float64Array(cap),
+      pts: new Float64Array(2 * cap + 2),
+    };
+  }
+
+  /** A piece that is not a whole road edge: from one point to another, ending at `node` (-1: at the destination). */
+  add(...piece: Piece) {
+    this.first ??= piece;
+    if (piece[1] > ZERO_M) this.put(-1, -1, ...piece);
+  }
+
+  /** Road edges `edges` in order, a connected run from node `from`. */
+  edges(g: RoadGraph, edges: ArrayLike<number>, from: number) {
+    const { head, lon, lat, way, dist, ms } = g;
+    let fx = lon[from]!,
+      fy = lat[from]!;
+    for (let k = 0; k < edges.length; k++) {
+      const e = edges[k]!,
+        h = head[e]!,
+        tx = lon[h]!,
+        ty = lat[h]!;
+      this.first ??= [way[e]!, dist[e]!, ms[e]!, fx, fy, tx, ty, h];
+      if (dist[e]! > ZERO_M) this.put(-1, -1, way[e]!, dist[e]!, ms[e]!, fx, fy, tx, ty, h);
+      fx = tx;
+      fy = ty;
+    }
+  }
+
+  /**
+   * Chains `chains` whole, in order, from the junction node `from`; turn[i] leads onto chain[i]. Reads of
+   * each chain its summary and the junction it ends at, in passes over the lot: the reads of one pass do not wait
+   * for each other, so many are in flight at once (the chains lie all over the graph's arrays).
+   */
+  chains(g: RoadGraph, chains: Uint32Array, turns: Uint32Array, from: number) {
+    const k = chains.length;
+    while (this.cap < this.p.n + k) this.grow();
+    const p = this.p,
+      n0 = p.n;
+    const { cHead, cDist, cMs, tMs, jNode, lon, lat } = g;
+    const { chain, turn, node, dist, time, pts, way } = p;
+    if (n0 === 0) {
+      pts[0] = lon[from]!;
+      pts[1] = lat[from]!;
+    }
+    for (let i = 0; i < k; i++) {
+      const c = chains[i]!;
+      chain[n0 + i] = c;
+      turn[n0 + i] = turns[i]!;
+      way[n0 + i] = 0;
+      node[n0 + i] = cHead[c]!; // the junction's index, its node next
+      dist[n0 + i] = cDist[c]!;
+      time[n0 + i] = cMs[c]! + tMs[turns[i]!]!;
+    }
+    for (let i = n0; i < n0 + k; i++) node[i] = jNode[node[i]!]!;
+    for (let i = n0; i < n0 + k; i++) {
+      const v = node[i]!;
+      pts[2 * i + 2] = lon[v]!;
+      pts[2 * i + 3] = lat[v]!;
+    }
+    let distM = 0,
+      ms = 0;
+    for (let i = n0; i < n0 + k; i++) {
+      distM += dist[i]!;
+      ms += time[i]!;
+    }
+    if (k > 0) {
+      time[n0]! += this.carry;
+      ms += this.carry;
+      this.carry = 0;
+    }
+    p.n += k;
+    p.distM += distM;
+    p.ms += ms;
+  }
+
+  private grow(): void {
+    const old = this.p,
+      a = PathBuilder.arrays((this.cap *= 2));
+    for (const k of Object.keys(a) as Array<keyof typeof a>) a[k].set(old[k]);
+    this.p = { ...old, ...a };
+  }
+
+  /** Appends a piece; its time takes the carried turn time. */
+  private put(chain: number, turn: number, ...[way, distM, ms, fromLng, fromLat, toLng, toLat, node]: Piece): void {
+    if (this.p.n === this.cap) this.grow();
     const p = this.p,
       i = p.n++;
     if (i === 0) {
       p.pts[0] = fromLng;
       p.pts[1] = fromLat;
     }
+    p.chain[i] = chain;
+    p.turn[i] = turn;
     p.way[i] = way;
     p.node[i] = node;
     p.dist[i] = distM;
@@ -169,58 +186,28 @@ class PathBuilder {
     p.ms += ms + this.carry;
     this.carry = 0;
   }
-  /**
-   * `add` for each of `edges` (a connected run starting at node `prev`; a long route has ~10^4 of them), each
-   * taking `extra[k]` ms more (the turn made before it).
-   */
-  addEdges(g: RoadGraph, edges: Uint32Array, extra: Uint32Array, prev: number) {
-    const p = this.p;
-    if (this.first === undefined && edges.length > 0) {
-      const e = edges[0]!,
-        h = g.head[e]!;
-      this.first = [g.way[e]!, g.dist[e]!, g.ms[e]!, g.lon[prev]!, g.lat[prev]!, g.lon[h]!, g.lat[h]!, h];
-    }
-    if (this.scratch) {
-      const r = gatherEdges(g, edges, extra, prev, p.n, p.distM, p.ms, this.carry);
-      p.n = r.n;
-      p.distM = r.distM;
-      p.ms = r.ms;
-      this.carry = r.carry;
-      return;
-    }
-    let fx = g.lon[prev]!,
-      fy = g.lat[prev]!;
-    for (let k = 0; k < edges.length; k++) {
-      const e = edges[k]!,
-        h = g.head[e]!,
-        tx = g.lon[h]!,
-        ty = g.lat[h]!;
-      this.carry += extra[k]!;
-      if (!(g.dist[e]! <= 0.01)) this.put(g.way[e]!, g.dist[e]!, g.ms[e]!, fx, fy, tx, ty, h);
-      fx = tx;
-      fy = ty;
-    }
-  }
+
   done(): RoutePath {
+    // every piece was (almost) zero-length: one point, as the first piece offered gives it
+    if (this.p.n === 0 && this.first) this.put(-1, -1, ...this.first);
     const p = this.p;
-    if (p.n === 0 && this.first) this.put(...this.first);
     if (this.carry && p.n) {
       // time left over after the last piece (a turn onto a destination at the junction itself)
       p.time[p.n - 1]! += this.carry;
       p.ms += this.carry;
     }
-    if (!this.scratch) return p;
     const n = p.n;
     return {
-      n,
-      way: P_WAY.slice(0, n),
-      node: P_NODE.slice(0, n),
-      dist: P_DIST.slice(0, n),
-      time: P_TIME.slice(0, n),
-      pts: P_PTS.slice(0, 2 * n + 2),
-      edges: p.edges,
-      distM: p.distM,
-      ms: p.ms,
+      ...p,
+      behind: this.behind,
+      toward: this.toward,
+      chain: p.chain.subarray(0, n),
+      turn: p.turn.subarray(0, n),
+      way: p.way.subarray(0, n),
+      node: p.node.subarray(0, n),
+      dist: p.dist.subarray(0, n),
+      time: p.time.subarray(0, n),
+      pts: p.pts.subarray(0, 2 * n + 2),
     };
   }
 }
@@ -241,14 +228,18 @@ function partial(g: RoadGraph, s: Snap, node: number, atStart: boolean, out: Pat
   if ((fwd ? i1 - i0 : j1 - j0) === 0) throw new Error('snapped segment has no drivable edge');
   const e = g.segEdges[fwd ? i0 : j0]!;
   const frac = fwd === atStart ? 1 - s.t : s.t;
-  if (atStart) out.add(g.way[e]!, frac * g.dist[e]!, frac * g.ms[e]!, px, py, nx, ny, node);
-  else out.add(g.way[e]!, frac * g.dist[e]!, frac * g.ms[e]!, nx, ny, px, py, -1);
+  if (atStart) {
+    out.add(g.way[e]!, frac * g.dist[e]!, frac * g.ms[e]!, px, py, nx, ny, node);
+    out.behind = tailOf(g, e);
+  } else {
+    out.add(g.way[e]!, frac * g.dist[e]!, frac * g.ms[e]!, nx, ny, px, py, -1);
+    out.toward = g.head[e]!;
+  }
 }
 
 /**
- * Assembles a full route from the source seed node, the graph edges between, and the target seed node. `extra`
- * (edges.length + 1 entries, when given) is the time of turns: extra[k] is made before edge k, the last one before
- * the final partial piece.
+ * A route of road edges: from the snapped origin to the source seed node, the graph edges `edges` between (a
+ * connected run), and from the target seed node to the snapped destination.
  */
 export function assemble(
   g: RoadGraph,
@@ -257,12 +248,38 @@ export function assemble(
   sNode: number,
   edges: Uint32Array,
   tNode: number,
-  extra: Uint32Array = new Uint32Array(edges.length + 1),
 ): RoutePath {
   const b = new PathBuilder(edges.length + 2, edges);
   partial(g, from, sNode, true, b);
-  b.addEdges(g, edges, extra, sNode);
-  b.carry += extra[edges.length]!;
+  b.edges(g, edges, sNode);
+  partial(g, to, tNode, false, b);
+  return b.done();
+}
+
+/**
+ * A route over chains: from the snapped origin to node `sNode` and on over the road edges `before` to the junction
+ * the chains start at, over the chains `chains` (turns[i] leads onto chains[i]), then `lastTurnMs` more and over the
+ * road edges `after` to node `tNode`, and on to the snapped destination. Its `edges` are its chains.
+ */
+export function assembleChains(
+  g: RoadGraph,
+  from: Snap,
+  to: Snap,
+  sNode: number,
+  before: ArrayLike<number>,
+  turns: Uint32Array,
+  chains: Uint32Array,
+  lastTurnMs: number,
+  after: ArrayLike<number>,
+  tNode: number,
+): RoutePath {
+  const b = new PathBuilder(before.length + turns.length + after.length + 2, chains);
+  partial(g, from, sNode, true, b);
+  b.edges(g, before, sNode);
+  const start = before.length ? g.head[before[before.length - 1]!]! : sNode;
+  b.chains(g, chains, turns, start);
+  b.carry += lastTurnMs;
+  b.edges(g, after, chains.length ? g.jNode[g.cHead[chains[chains.length - 1]!]!]! : start);
   partial(g, to, tNode, false, b);
   return b.done();
 }
@@ -280,42 +297,88 @@ export function directPath(g: RoadGraph, from: Snap, to: Snap): RoutePath | unde
   return b.done();
 }
 
-/** The most bytes writeLine() writes for `p`. */
-export const lineBytesMax = (p: RoutePath): number => 8 + 2 * (p.n + 2) * 24;
+/** Line points in a thread scratch (one line at a time a thread), grown to the longest line so far. */
+let linePts = new Float64Array(1 << 15);
 
 /**
- * Writes the route line as the JSON text of its coordinates array (`[[lng,lat],...]`, repeated points dropped) into
- * `buf` at `at` (lineBytesMax(p) bytes must be free; `view` is a DataView over buf) and returns where it ended. Done
- * here in the routing thread, so the answer carries the bytes as they are sent (route-record.ts). Coordinates at
- * OSM's own precision, 7 decimals, written as ASCII digits straight into the buffer: a cross-country route has tens
- * of thousands of numbers, and formatting them one string at a time was the largest single cost of answering it.
- * `keep` (indices of `pts`, in order): only those points (the simplified overview, overview.ts).
+ * The points of p's line: the pieces' ends, and between them the inner points of every chain that strays more than
+ * `minDev` from its chord (cDev, chain-summary.ts); every point with minDev < 0. In the thread scratch, valid until
+ * the next call.
  */
-export function writeLine(p: RoutePath, buf: Buffer, view: DataView, at: number, keep?: Uint32Array): number {
-  const pts = p.pts;
+export function linePoints(g: RoadGraph, p: RoutePath, minDev: number): { pts: Float64Array; count: number } {
+  const { chain, pts } = p,
+    { cDev, cEdgeFirst, cEdges, head, dist, lon, lat } = g;
+  let room = p.n + 1;
+  for (let i = 0; i < p.n; i++) {
+    const c = chain[i]!;
+    if (c >= 0 && cDev[c]! > minDev) room += cEdgeFirst[c + 1]! - cEdgeFirst[c]! - 1;
+  }
+  if (linePts.length < 2 * room) linePts = new Float64Array(Math.max(2 * room, 2 * linePts.length));
+  const out = linePts;
+  out[0] = pts[0]!;
+  out[1] = pts[1]!;
+  let m = 1;
+  for (let i = 0; i < p.n; i++) {
+    const c = chain[i]!;
+    if (c >= 0 && cDev[c]! > minDev)
+      // the heads of its road edges but the last (the piece's end), those with geometry (as pieces of edges keep)
+      for (let k = cEdgeFirst[c]!, end = cEdgeFirst[c + 1]! - 1; k < end; k++) {
+        const e = cEdges[k]!;
+        if (dist[e]! <= ZERO_M) continue;
+        out[2 * m] = lon[head[e]!]!;
+        out[2 * m + 1] = lat[head[e]!]!;
+        m++;
+      }
+    out[2 * m] = pts[2 * i + 2]!;
+    out[2 * m + 1] = pts[2 * i + 3]!;
+    m++;
+  }
+  return { pts: out, count: m };
+}
+
+/** The most bytes writeLine() writes for a line of `count` points. */
+export const lineBytesMax = (count: number): number => 8 + 2 * (count + 1) * 24;
+
+/**
+ * Writes a line (`count` points of `pts`, [lng0, lat0, lng1, lat1, ...]) as the JSON text of its coordinates array
+ * (`[[lng,lat],...]`, repeated points dropped) into `buf` at `at` (lineBytesMax(count) bytes must be free; `view`
+ * is a DataView over buf) and returns where it ended. Done here in the routing thread, so the answer carries the
+ * bytes as they are sent (route-record.ts). Coordinates at OSM's own precision, 7 decimals, written as ASCII digits
+ * straight into the buffer: a cross-country route has tens of thousands of numbers, and formatting them one string
+ * at a time was the largest single cost of answering it. `keep` (indices of `pts`, in order): only those points
+ * (the simplified overview, overview.ts).
+ */
+export function writeLine(
+  pts: Float64Array,
+  count: number,
+  buf: Buffer,
+  view: DataView,
+  at: number,
+  keep?: Uint32Array,
+): number {
   buf[at++] = 0x5b; // [
   let lx = NaN,
     ly = NaN,
-    count = 0;
-  const points = keep ? keep.length : p.n + 1;
+    written = 0;
+  const points = keep ? keep.length : count;
   for (let k = 0; k < points; k++) {
     const i = keep ? keep[k]! : k;
     const x = Math.round(pts[2 * i]! * 1e7),
       y = Math.round(pts[2 * i + 1]! * 1e7);
     if (x === lx && y === ly) continue;
-    at = writePoint(buf, view, at, x, y, count++ > 0);
+    at = writePoint(buf, view, at, x, y, written++ > 0);
     lx = x;
     ly = y;
   }
-  if (count === 1) at = writePoint(buf, view, at, lx, ly, true);
+  if (written === 1) at = writePoint(buf, view, at, lx, ly, true);
   buf[at++] = 0x5d; // ]
   return at;
 }
 
 /** The line's JSON text as a string (tests and benchmarks; answers use writeLine through route-record.ts). */
-export function lineJson(p: RoutePath, keep?: Uint32Array): string {
-  const buf = Buffer.allocUnsafe(lineBytesMax(p));
-  const end = writeLine(p, buf, new DataView(buf.buffer, buf.byteOffset, buf.length), 0, keep);
+export function lineJson(pts: Float64Array, count: number, keep?: Uint32Array): string {
+  const buf = Buffer.allocUnsafe(lineBytesMax(count));
+  const end = writeLine(pts, count, buf, new DataView(buf.buffer, buf.byteOffset, buf.length), 0, keep);
   return buf.toString('latin1', 0, end);
 }
 

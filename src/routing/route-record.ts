@@ -1,5 +1,6 @@
 import { maneuversBytesMax, writeManeuvers } from './maneuver-json.js';
-import { overviewIndices, type Overview } from './overview.js';
+import type { RoadGraph } from './graph.js';
+import { routeLine, type Overview } from './overview.js';
 import { lineBytesMax, writeLine, type RoutePath } from './path.js';
 import type { EnginePath, Maneuver } from './types.js';
 
@@ -60,10 +61,17 @@ function build(
   };
 }
 
-/** A path of the built-in router: its line (the overview asked for) is written straight from the path's coordinates. */
-export function pathRecord(p: RoutePath, label: string, overview: Overview, maneuvers?: Maneuver[]): EnginePath {
-  const keep = overview === 'simplified' ? overviewIndices(p.pts, p.n + 1) : undefined;
-  return build(label, p.distM, p.ms / 1000, lineBytesMax(p), (buf, v, at) => writeLine(p, buf, v, at, keep), maneuvers);
+/** A path of the built-in router: its line (the overview asked for) is written straight from the graph's points. */
+export function pathRecord(
+  g: RoadGraph,
+  p: RoutePath,
+  label: string,
+  overview: Overview,
+  maneuvers?: Maneuver[],
+): EnginePath {
+  const { pts, count, keep } = routeLine(g, p, overview);
+  const write = (buf: Buffer, v: DataView, at: number) => writeLine(pts, count, buf, v, at, keep);
+  return build(label, p.distM, p.ms / 1000, lineBytesMax(count), write, maneuvers);
 }
 
 /**

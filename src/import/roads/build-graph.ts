@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { haversineMeters } from '../../core/geo.js';
 import { buildCH } from '../../routing/ch-build.js';
+import { routeSummaries, type RouteSummary } from '../../routing/route-summary.js';
 import { GRAPH_VERSION, type RoadGraph } from '../../routing/graph.js';
 import { GrowF64, GrowI32, GrowU32 } from './grow.js';
 import { indexOfSorted } from '../../core/sorted.js';
@@ -33,7 +34,7 @@ export function buildRoadGraph(
     { n: C, first: turns.tFirst, head: turns.tHead, ms: w },
     { progress: (done, total) => log('contraction', done, total) },
   );
-  return {
+  const graph: Omit<RoadGraph, keyof RouteSummary> = {
     meta: {
       version: GRAPH_VERSION,
       buildId: randomBytes(6).toString('hex'),
@@ -75,6 +76,8 @@ export function buildRoadGraph(
     ...turns,
     ...ch,
   };
+  log('summaries');
+  return { ...graph, ...routeSummaries(graph) };
 }
 
 /**
