@@ -18,7 +18,12 @@ import {
   polylineBytes,
 } from '../src/routing/route-record.js';
 import type { Maneuver } from '../src/routing/types.js';
-import { maneuversBytesMax, writeManeuvers } from '../src/routing/maneuver-json.js';
+import {
+  maneuversBytesMax,
+  routerManeuversBytesMax,
+  writeManeuvers,
+  writeRouterManeuvers,
+} from '../src/routing/maneuver-json.js';
 
 /** writeManeuvers' text of `list`, in a buffer of exactly maneuversBytesMax(list) bytes. */
 function written(list: Maneuver[]): string {
@@ -157,6 +162,22 @@ describe('route records', () => {
       location: [Math.round((rnd() - 0.5) * 360e7) / 1e7, Math.round((rnd() - 0.5) * 180e7) / 1e7],
     }));
     expect(written(many)).toBe(JSON.stringify(many));
+    // the router's own shape (maneuvers.ts: every key, in one order, those that do not apply undefined), written
+    // field by field in a buffer of exactly its bound
+    const router = (m: Maneuver): Maneuver => ({
+      type: m.type,
+      modifier: m.modifier,
+      exit: m.exit,
+      instruction: m.instruction,
+      distance_m: m.distance_m,
+      duration_s: m.duration_s,
+      street_name: m.street_name,
+      location: m.location,
+    });
+    for (const l of [list.slice(0, -1).map(router), many.map(router)]) {
+      const buf = Buffer.alloc(routerManeuversBytesMax(l));
+      expect(buf.toString('utf8', 0, writeRouterManeuvers(buf, 0, l))).toBe(JSON.stringify(l));
+    }
   });
 
   it('a leg encodes into one buffer and decodes to the same paths; anything else decodes to nothing', () => {

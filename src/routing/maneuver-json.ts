@@ -37,6 +37,60 @@ export function writeManeuvers(buf: Buffer, at: number, list: Maneuver[]): numbe
   return at;
 }
 
+/** ASCII text as bytes, to be copied into answers. */
+const ascii = (t: string) => Uint8Array.from(t, (c) => c.charCodeAt(0));
+const OPEN_TYPE = ascii('{"type":'),
+  MODIFIER = ascii(',"modifier":'),
+  EXIT = ascii(',"exit":'),
+  INSTRUCTION = ascii(',"instruction":'),
+  DISTANCE = ascii(',"distance_m":'),
+  DURATION = ascii(',"duration_s":'),
+  STREET = ascii(',"street_name":'),
+  LOCATION = ascii(',"location":[');
+
+function put(buf: Buffer, at: number, bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; i++) buf[at++] = bytes[i]!;
+  return at;
+}
+
+/** The most bytes writeRouterManeuvers() writes for `list` (a string escapes to at most 6 bytes a UTF-16 unit). */
+export function routerManeuversBytesMax(list: Maneuver[]): number {
+  let n = 2;
+  for (const m of list)
+    n += 128 + 6 * (m.type.length + (m.modifier?.length ?? 0) + m.instruction.length + (m.street_name?.length ?? 0));
+  return n;
+}
+
+/**
+ * The router's own maneuvers, which maneuvers.ts builds with their keys in one order (type, then modifier and exit
+ * when they apply, instruction, distance_m, duration_s, street_name, location), written field by field: the same
+ * bytes as writeManeuvers (so JSON.stringify's) for such objects, without enumerating each object's keys, which
+ * was half of writing a long route's ~300 maneuvers. Anything else goes to writeManeuvers.
+ */
+export function writeRouterManeuvers(buf: Buffer, at: number, list: Maneuver[]): number {
+  buf[at++] = 0x5b; // [
+  for (let i = 0; i < list.length; i++) {
+    const m = list[i]!;
+    if (i) buf[at++] = 0x2c;
+    at = writeString(buf, put(buf, at, OPEN_TYPE), m.type);
+    if (m.modifier !== undefined) at = writeString(buf, put(buf, at, MODIFIER), m.modifier);
+    if (m.exit !== undefined) at = writeNumber(buf, put(buf, at, EXIT), m.exit);
+    at = writeString(buf, put(buf, at, INSTRUCTION), m.instruction);
+    at = writeNumber(buf, put(buf, at, DISTANCE), m.distance_m);
+    at = writeNumber(buf, put(buf, at, DURATION), m.duration_s);
+    if (m.street_name !== undefined) at = writeString(buf, put(buf, at, STREET), m.street_name);
+    if (m.location) {
+      at = writeNumber(buf, put(buf, at, LOCATION), m.location[0]);
+      buf[at++] = 0x2c;
+      at = writeNumber(buf, at, m.location[1]);
+      buf[at++] = 0x5d;
+    }
+    buf[at++] = 0x7d; // }
+  }
+  buf[at++] = 0x5d; // ]
+  return at;
+}
+
 function writeObject(buf: Buffer, at: number, o: Record<string, unknown>): number {
   buf[at++] = 0x7b; // {
   let first = true;

@@ -115,19 +115,23 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
   for (let k = 0; k < ns; k++) {
     const s = steps[k]!,
       input = s.input;
-    // fields in this order, the optional ones only when they apply
-    const m = { type: input.type } as Maneuver;
-    if (input.modifier && input.type !== 'depart') m.modifier = input.modifier;
-    if (input.type === 'roundabout') m.exit = input.exit;
-    m.instruction = instruction(input, locale);
-    m.distance_m = r1(r1(cumD[k + 1]!) - r1(cumD[k]!));
-    m.duration_s = r1(r1(cumT[k + 1]! / 1000) - r1(cumT[k]! / 1000));
-    m.street_name = input.name;
-    m.location = point(Math.min(s.at, n - 1));
-    out.push(m);
+    // fields in this order (maneuver-json.ts writes them so), the optional ones undefined when they do not apply,
+    // which JSON leaves out: every maneuver one shape
+    out.push({
+      type: input.type,
+      modifier: input.type !== 'depart' ? input.modifier : undefined,
+      exit: input.type === 'roundabout' ? input.exit : undefined,
+      instruction: instruction(input, locale),
+      distance_m: r1(r1(cumD[k + 1]!) - r1(cumD[k]!)),
+      duration_s: r1(r1(cumT[k + 1]! / 1000) - r1(cumT[k]! / 1000)),
+      street_name: input.name,
+      location: point(Math.min(s.at, n - 1)),
+    });
   }
   out.push({
     type: 'arrive',
+    modifier: undefined,
+    exit: undefined,
     instruction: instruction({ type: 'arrive', name: '' }, locale),
     distance_m: 0,
     duration_s: 0,

@@ -1,4 +1,4 @@
-import { maneuversBytesMax, writeManeuvers } from './maneuver-json.js';
+import { maneuversBytesMax, routerManeuversBytesMax, writeManeuvers, writeRouterManeuvers } from './maneuver-json.js';
 import type { RoadGraph } from './graph.js';
 import { routeLine, type Overview } from './overview.js';
 import { lineBytesMax, writeLine, type RoutePath } from './path.js';
@@ -27,6 +27,7 @@ function build(
   lineMax: number,
   line: (buf: Buffer, view: DataView, at: number) => number,
   maneuvers: Maneuver[] | undefined,
+  router = false,
 ): EnginePath {
   const head =
     `{"label":${JSON.stringify(label)},"distance_meters":${Math.round(distanceM)},` +
@@ -35,7 +36,9 @@ function build(
     Buffer.byteLength(head) +
     lineMax +
     POLYLINE_CLOSE.length +
-    (maneuvers ? MANEUVERS_KEY.length + maneuversBytesMax(maneuvers) : 0) +
+    (maneuvers
+      ? MANEUVERS_KEY.length + (router ? routerManeuversBytesMax(maneuvers) : maneuversBytesMax(maneuvers))
+      : 0) +
     1;
   if (scratch.length < size) {
     scratch = Buffer.allocUnsafe(Math.max(size, 2 * scratch.length));
@@ -47,7 +50,7 @@ function build(
   let end = polylineEnd;
   if (maneuvers) {
     end += scratch.write(MANEUVERS_KEY, end, 'latin1');
-    end = writeManeuvers(scratch, end, maneuvers);
+    end = (router ? writeRouterManeuvers : writeManeuvers)(scratch, end, maneuvers);
   }
   scratch[end++] = 0x7d; // }
   return {
@@ -61,7 +64,10 @@ function build(
   };
 }
 
-/** A path of the built-in router: its line (the overview asked for) is written straight from the graph's points. */
+/**
+ * A path of the built-in router: its line (the overview asked for) is written straight from the graph's points, its
+ * maneuvers (maneuvers.ts) by the writer for their one shape.
+ */
 export function pathRecord(
   g: RoadGraph,
   p: RoutePath,
@@ -71,7 +77,7 @@ export function pathRecord(
 ): EnginePath {
   const { pts, count, keep } = routeLine(g, p, overview);
   const write = (buf: Buffer, v: DataView, at: number) => writeLine(pts, count, buf, v, at, keep);
-  return build(label, p.distM, p.ms / 1000, lineBytesMax(count), write, maneuvers);
+  return build(label, p.distM, p.ms / 1000, lineBytesMax(count), write, maneuvers, true);
 }
 
 /**
