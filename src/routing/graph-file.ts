@@ -32,7 +32,12 @@ interface SectionEntry {
   length: number;
 }
 
-const pad8 = (n: number) => (n + 7) & ~7;
+/**
+ * Sections start on a cache line (64 bytes; the header says so, files written before start on 8): a record of 32
+ * bytes (route-summary.ts cEnd) then never straddles two lines.
+ */
+const ALIGN = 64;
+const padTo = (n: number, a: number) => Math.ceil(n / a) * a;
 
 /** Writes to `<path>.tmp-<pid>`, fsyncs, then renames over `path`: readers see the old or the new file, never half. */
 export function writeGraphFile(path: string, meta: Record<string, unknown>, sections: Sections): void {
@@ -40,10 +45,10 @@ export function writeGraphFile(path: string, meta: Record<string, unknown>, sect
   let offset = 0;
   for (const [name, arr] of Object.entries(sections)) {
     entries.push({ name, type: arr.constructor.name as CtorName, offset, length: arr.length });
-    offset = pad8(offset + arr.byteLength);
+    offset = padTo(offset + arr.byteLength, ALIGN);
   }
-  const header = Buffer.from(JSON.stringify({ meta, sections: entries }), 'utf8');
-  const dataStart = pad8(8 + 4 + header.length);
+  const header = Buffer.from(JSON.stringify({ meta, align: ALIGN, sections: entries }), 'utf8');
+  const dataStart = padTo(8 + 4 + header.length, ALIGN);
   const tmp = `${path}.tmp-${process.pid}`;
   const fd = openSync(tmp, 'w', 0o644);
   try {
@@ -112,11 +117,12 @@ function parseGraphFile(path: string, bytes: Buffer): GraphFileContents {
     buf = Buffer.from(ab);
   }
   const headerLen = buf.readUInt32LE(8);
-  const { meta, sections } = JSON.parse(buf.toString('utf8', 12, 12 + headerLen)) as {
+  const { meta, align, sections } = JSON.parse(buf.toString('utf8', 12, 12 + headerLen)) as {
     meta: Record<string, unknown>;
+    align?: number;
     sections: SectionEntry[];
   };
-  const dataStart = pad8(12 + headerLen);
+  const dataStart = padTo(12 + headerLen, align ?? 8);
   const out: Sections = {};
   for (const e of sections) {
     const Ctor = CTORS[e.type];

@@ -109,7 +109,7 @@ const ARRAYS = [
   'cMs',
   'cEdgeFirst',
   'cEdges',
-  'cDist',
+  'cEnd',
   'cDev',
   'cWay',
   'tFirst',
@@ -147,7 +147,7 @@ export async function loadGraphShared(path: string): Promise<RoadGraph> {
 }
 
 /** Sections a graph file written before them lacks, computed at load instead (route-summary.ts). */
-const DERIVED = new Set<string>(['cDist', 'cDev', 'cWay', 'tSay']);
+const DERIVED = new Set<string>(['cEnd', 'cDev', 'cWay', 'tSay']);
 
 function roadGraph(path: string, { meta, sections }: GraphFileContents): RoadGraph {
   const version = (meta as { version?: number }).version;

@@ -112,35 +112,32 @@ class PathBuilder {
   }
 
   /**
-   * Chains `chains` whole, in order, from the junction node `from`; turn[i] leads onto chain[i]. Reads of
-   * each chain its summary and the junction it ends at, in passes over the lot: the reads of one pass do not wait
-   * for each other, so many are in flight at once (the chains lie all over the graph's arrays).
+   * Chains `chains` whole, in order, from the junction node `from`; turn[i] leads onto chain[i]. Reads of each
+   * chain the junction it ends at and its length (one cache line, route-summary.ts cEnd) and its time: the chains
+   * lie all over the graph's arrays, so these reads are most of the cost.
    */
   chains(g: RoadGraph, chains: Uint32Array, turns: Uint32Array, from: number) {
     const k = chains.length;
     while (this.cap < this.p.n + k) this.grow();
     const p = this.p,
       n0 = p.n;
-    const { cHead, cDist, cMs, tMs, jNode, lon, lat } = g;
+    const { cEnd, cMs, tMs, lon, lat } = g;
     const { chain, turn, node, dist, time, pts, way } = p;
     if (n0 === 0) {
       pts[0] = lon[from]!;
       pts[1] = lat[from]!;
     }
     for (let i = 0; i < k; i++) {
-      const c = chains[i]!;
-      chain[n0 + i] = c;
-      turn[n0 + i] = turns[i]!;
-      way[n0 + i] = 0;
-      node[n0 + i] = cHead[c]!; // the junction's index, its node next
-      dist[n0 + i] = cDist[c]!;
-      time[n0 + i] = cMs[c]! + tMs[turns[i]!]!;
-    }
-    for (let i = n0; i < n0 + k; i++) node[i] = jNode[node[i]!]!;
-    for (let i = n0; i < n0 + k; i++) {
-      const v = node[i]!;
-      pts[2 * i + 2] = lon[v]!;
-      pts[2 * i + 3] = lat[v]!;
+      const c = chains[i]!,
+        at = n0 + i;
+      chain[at] = c;
+      turn[at] = turns[i]!;
+      way[at] = 0;
+      time[at] = cMs[c]! + tMs[turns[i]!]!;
+      pts[2 * at + 2] = cEnd[4 * c]!;
+      pts[2 * at + 3] = cEnd[4 * c + 1]!;
+      node[at] = cEnd[4 * c + 2]!;
+      dist[at] = cEnd[4 * c + 3]!;
     }
     let distM = 0,
       ms = 0;
@@ -279,7 +276,7 @@ export function assembleChains(
   const start = before.length ? g.head[before[before.length - 1]!]! : sNode;
   b.chains(g, chains, turns, start);
   b.carry += lastTurnMs;
-  b.edges(g, after, chains.length ? g.jNode[g.cHead[chains[chains.length - 1]!]!]! : start);
+  b.edges(g, after, chains.length ? g.cEnd[4 * chains[chains.length - 1]! + 2]! : start);
   partial(g, to, tNode, false, b);
   return b.done();
 }

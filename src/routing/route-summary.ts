@@ -4,7 +4,8 @@ import { chainEnd, chainStart, inputCode, junctionInput, LOOK, streetName, ZERO_
 /**
  * What a route needs of a chain it drives whole, and of the turn onto it, without reading the chain's road edges
  * (path.ts builds a route of chains; a cross-country one drives ~10^3 chains of ~10^4 road edges):
- * - cDist[c]: its length in metres (of the road edges a route keeps as pieces: longer than ZERO_M);
+ * - cEnd[4c..4c + 3]: the junction it ends at (longitude, latitude, node) and its length in metres (of the road
+ *   edges a route keeps as pieces: longer than ZERO_M), side by side, so a route reads them in one cache line;
  * - cDev[c]: how far its inner points stray from the straight line between its ends, in degrees, longitude
  *   unscaled. A flat map scales longitude by cos(latitude) <= 1, which only brings points closer to a line, so cDev
  *   bounds the deviation a route's overview measures on any map (overview.ts). Rounded up, never down, to float32;
@@ -15,7 +16,7 @@ import { chainEnd, chainStart, inputCode, junctionInput, LOOK, streetName, ZERO_
  *   depends on the two chains alone, so maneuvers.ts passes or announces a turn without reading either chain.
  */
 export interface RouteSummary {
-  cDist: Float64Array;
+  cEnd: Float64Array;
   cDev: Float32Array;
   cWay: Uint32Array;
   tSay: Uint16Array;
@@ -38,7 +39,7 @@ const memory = (bytes: number, shared: boolean) => (shared ? new SharedArrayBuff
 export function routeSummaries(g: Inputs, shared = false, say = true): RouteSummary {
   const C = g.cEdgeFirst.length - 1,
     T = g.tHead.length;
-  const cDist = new Float64Array(memory(8 * C, shared));
+  const cEnd = new Float64Array(memory(32 * C, shared));
   const cDev = new Float32Array(memory(4 * C, shared));
   const cWay = new Uint32Array(memory(4 * C, shared));
   const tSay = new Uint16Array(memory(2 * T, shared));
@@ -54,9 +55,12 @@ export function routeSummaries(g: Inputs, shared = false, say = true): RouteSumm
         k1 = cEdgeFirst[c + 1]!;
       let d = 0;
       for (let k = k0; k < k1; k++) if (dist[cEdges[k]!]! > ZERO_M) d += dist[cEdges[k]!]!;
-      cDist[c] = d;
-      const end = head[cEdges[k1 - 1]!]!,
-        dx = lon[end]! - ax,
+      const end = head[cEdges[k1 - 1]!]!;
+      cEnd[4 * c] = lon[end]!;
+      cEnd[4 * c + 1] = lat[end]!;
+      cEnd[4 * c + 2] = end;
+      cEnd[4 * c + 3] = d;
+      const dx = lon[end]! - ax,
         dy = lat[end]! - ay,
         l2 = dx * dx + dy * dy;
       let far = 0;
@@ -93,5 +97,5 @@ export function routeSummaries(g: Inputs, shared = false, say = true): RouteSumm
           tSay[t] = e | ((wayName[a.way] === wayName[b.way] ? e : says(ar)) << 8);
         }
       }
-  return { cDist, cDev, cWay, tSay };
+  return { cEnd, cDev, cWay, tSay };
 }
