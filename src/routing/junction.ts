@@ -27,8 +27,19 @@ type Graph = Pick<
 
 /** The name to show: `name:ar` (Arabic) or `name:en` (English) when mapped, else `name`, else `ref`. */
 export function streetName(g: Pick<RoadGraph, 'meta' | 'wayName'>, way: number, locale: Locale): string {
-  const [name, ar, en, ref] = g.meta.names[g.wayName[way]!] ?? ['', '', '', ''];
-  return (locale === 'ar' ? ar : en) || name || ref || '';
+  return shownNames(g.meta.names, locale)[g.wayName[way]!] ?? '';
+}
+
+/** The name shown for each interned name, by locale, per graph (a route asks for one at every maneuver). */
+const shown = new WeakMap<RoadGraph['meta']['names'], Record<Locale, string[]>>();
+
+function shownNames(names: RoadGraph['meta']['names'], locale: Locale): string[] {
+  let s = shown.get(names);
+  if (!s) {
+    const of = (l: Locale) => names.map(([name, ar, en, ref]) => (l === 'ar' ? ar : en) || name || ref || '');
+    shown.set(names, (s = { en: of('en'), ar: of('ar') }));
+  }
+  return s[locale];
 }
 
 const CODE_TYPES = ['turn', 'continue', 'merge', 'fork'] as const;

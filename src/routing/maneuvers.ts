@@ -26,8 +26,8 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
   const n = p.n,
     pts = p.pts;
   const nameOf = (w: number) => streetName(g, w, locale);
-  const tSay = g.tSay,
-    sayOf = locale === 'ar' ? (t: number) => tSay[t]! >>> 8 : (t: number) => tSay[t]! & 0xff;
+  const say = p.say,
+    shift = locale === 'ar' ? 8 : 0;
   const steps: Array<{ at: number; input: InstructionInput }> = [];
   const start = startOf(g, p, 0);
   steps.push({
@@ -38,24 +38,20 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
   let roundaboutStep: (typeof steps)[number] | undefined;
   const node = p.node,
     chain = p.chain,
-    turn = p.turn,
     wayRoundabout = g.wayRoundabout;
   for (let i = 0; i + 1 < n; i++) {
     const v = node[i]!;
     // Fast paths. The end of a piece of one road edge inside a chain (graph.ts), a shape point inside one way with
     // no other way out, has nothing to announce: one bit, in an array small enough to stay in cache (a chain
-    // piece ends at a junction). A turn onto a chain says what it says whatever the route (route-summary.ts tSay):
+    // piece ends at a junction). A turn onto a chain says what it says whatever the route (path.ts RoutePath.say):
     // most junctions of a long route are passed, or announced, without reading either chain. (The first piece may
     // end partway along the turn's road edge, so the route says what its first junction says.)
     if (chain[i]! < 0 && v >= 0 && !isJunction(g, v)) continue;
-    const t = i > 0 ? turn[i + 1]! : -1;
-    if (t >= 0) {
-      const code = sayOf(t);
-      if (code === 0) continue;
-      if (code !== LOOK) {
-        steps.push({ at: i + 1, input: codeInput(code, nameOf(g.cWay[chain[i + 1]!]!)) });
-        continue;
-      }
+    const code = i > 0 ? (say[i + 1]! >>> shift) & 0xff : LOOK;
+    if (code === 0) continue;
+    if (code !== LOOK) {
+      steps.push({ at: i + 1, input: codeInput(code, nameOf(g.cWay[chain[i + 1]!]!)) });
+      continue;
     }
     // the road edges that meet at the junction: the one in, from (a.x, a.y), and the one out, to (b.x, b.y)
     const a = endOf(g, p, i),

@@ -1,6 +1,8 @@
 import { lowerBound } from '../core/sorted.js';
 import type { RoadGraph } from './graph.js';
-import { ZERO_M } from './junction.js';
+import { LOOK, ZERO_M } from './junction.js';
+
+const LOOK_BOTH = LOOK | (LOOK << 8);
 import type { Snap } from './snap.js';
 
 /**
@@ -13,8 +15,13 @@ export interface RoutePath {
   n: number;
   /** The chain piece i drives whole, or -1 when it is one road edge or part of one. */
   chain: Int32Array;
-  /** The turn onto a chain piece (-1 for the others). */
-  turn: Int32Array;
+  /**
+   * What a maneuver says where a chain piece starts (its turn's route-summary.ts tSay, read with the chain), or
+   * LOOK in both languages (0xffff) where the route must look (the others).
+   */
+  say: Uint16Array;
+  /** How far a chain piece's inner points stray from its chord (route-summary.ts cDev; 0 for the others). */
+  dev: Float32Array;
   /** The way of a piece of one road edge (0 for a chain: maneuvers.ts reads its road edges' ways). */
   way: Uint32Array;
   /** The graph node at its end (-1 for a final partial piece ending at the destination). */
@@ -79,7 +86,8 @@ class PathBuilder {
   private static arrays(cap: number) {
     return {
       chain: new Int32Array(cap),
-      turn: new Int32Array(cap),
+      say: new Uint16Array(cap),
+      dev: new Float32Array(cap),
       way: new Uint32Array(cap),
       node: new Int32Array(cap),
       dist: new Float64Array(cap),
@@ -91,7 +99,7 @@ class PathBuilder {
   /** A piece that is not a whole road edge: from one point to another, ending at `node` (-1: at the destination). */
   add(...piece: Piece) {
     this.first ??= piece;
-    if (piece[1] > ZERO_M) this.put(-1, -1, ...piece);
+    if (piece[1] > ZERO_M) this.put(-1, ...piece);
   }
 
   /** Road edges `edges` in order, a connected run from node `from`. */
@@ -105,7 +113,7 @@ class PathBuilder {
         tx = lon[h]!,
         ty = lat[h]!;
       this.first ??= [way[e]!, dist[e]!, ms[e]!, fx, fy, tx, ty, h];
-      if (dist[e]! > ZERO_M) this.put(-1, -1, way[e]!, dist[e]!, ms[e]!, fx, fy, tx, ty, h);
+      if (dist[e]! > ZERO_M) this.put(-1, way[e]!, dist[e]!, ms[e]!, fx, fy, tx, ty, h);
       fx = tx;
       fy = ty;
     }
@@ -113,16 +121,17 @@ class PathBuilder {
 
   /**
    * Chains `chains` whole, in order, from the junction node `from`; turn[i] leads onto chain[i]. Reads of each
-   * chain the junction it ends at and its length (one cache line, route-summary.ts cEnd) and its time: the chains
-   * lie all over the graph's arrays, so these reads are most of the cost.
+   * chain the junction it ends at and its length (one cache line, route-summary.ts cEnd), its time and deviation,
+   * and what its turn says: the chains lie all over the graph's arrays, so these reads are most of the cost, and
+   * read in one loop they are in flight together (the line and the maneuvers read them here later).
    */
   chains(g: RoadGraph, chains: Uint32Array, turns: Uint32Array, from: number) {
     const k = chains.length;
     while (this.cap < this.p.n + k) this.grow();
     const p = this.p,
       n0 = p.n;
-    const { cEnd, cMs, tMs, lon, lat } = g;
-    const { chain, turn, node, dist, time, pts, way } = p;
+    const { cEnd, cMs, cDev, tMs, tSay, lon, lat } = g;
+    const { chain, say, dev, node, dist, time, pts, way } = p;
     if (n0 === 0) {
       pts[0] = lon[from]!;
       pts[1] = lat[from]!;
@@ -131,9 +140,10 @@ class PathBuilder {
       const c = chains[i]!,
         at = n0 + i;
       chain[at] = c;
-      turn[at] = turns[i]!;
       way[at] = 0;
       time[at] = cMs[c]! + tMs[turns[i]!]!;
+      say[at] = tSay[turns[i]!]!;
+      dev[at] = cDev[c]!;
       pts[2 * at + 2] = cEnd[4 * c]!;
       pts[2 * at + 3] = cEnd[4 * c + 1]!;
       node[at] = cEnd[4 * c + 2]!;
@@ -163,7 +173,7 @@ class PathBuilder {
   }
 
   /** Appends a piece; its time takes the carried turn time. */
-  private put(chain: number, turn: number, ...[way, distM, ms, fromLng, fromLat, toLng, toLat, node]: Piece): void {
+  private put(chain: number, ...[way, distM, ms, fromLng, fromLat, toLng, toLat, node]: Piece): void {
     if (this.p.n === this.cap) this.grow();
     const p = this.p,
       i = p.n++;
@@ -172,7 +182,8 @@ class PathBuilder {
       p.pts[1] = fromLat;
     }
     p.chain[i] = chain;
-    p.turn[i] = turn;
+    p.say[i] = LOOK_BOTH;
+    p.dev[i] = 0;
     p.way[i] = way;
     p.node[i] = node;
     p.dist[i] = distM;
@@ -186,7 +197,7 @@ class PathBuilder {
 
   done(): RoutePath {
     // every piece was (almost) zero-length: one point, as the first piece offered gives it
-    if (this.p.n === 0 && this.first) this.put(-1, -1, ...this.first);
+    if (this.p.n === 0 && this.first) this.put(-1, ...this.first);
     const p = this.p;
     if (this.carry && p.n) {
       // time left over after the last piece (a turn onto a destination at the junction itself)
@@ -199,7 +210,8 @@ class PathBuilder {
       behind: this.behind,
       toward: this.toward,
       chain: p.chain.subarray(0, n),
-      turn: p.turn.subarray(0, n),
+      say: p.say.subarray(0, n),
+      dev: p.dev.subarray(0, n),
       way: p.way.subarray(0, n),
       node: p.node.subarray(0, n),
       dist: p.dist.subarray(0, n),
@@ -303,12 +315,12 @@ let linePts = new Float64Array(1 << 15);
  * the next call.
  */
 export function linePoints(g: RoadGraph, p: RoutePath, minDev: number): { pts: Float64Array; count: number } {
-  const { chain, pts } = p,
-    { cDev, cEdgeFirst, cEdges, head, dist, lon, lat } = g;
+  const { chain, dev, pts } = p,
+    { cEdgeFirst, cEdges, head, dist, lon, lat } = g;
   let room = p.n + 1;
   for (let i = 0; i < p.n; i++) {
     const c = chain[i]!;
-    if (c >= 0 && cDev[c]! > minDev) room += cEdgeFirst[c + 1]! - cEdgeFirst[c]! - 1;
+    if (c >= 0 && dev[i]! > minDev) room += cEdgeFirst[c + 1]! - cEdgeFirst[c]! - 1;
   }
   if (linePts.length < 2 * room) linePts = new Float64Array(Math.max(2 * room, 2 * linePts.length));
   const out = linePts;
@@ -317,7 +329,7 @@ export function linePoints(g: RoadGraph, p: RoutePath, minDev: number): { pts: F
   let m = 1;
   for (let i = 0; i < p.n; i++) {
     const c = chain[i]!;
-    if (c >= 0 && cDev[c]! > minDev)
+    if (c >= 0 && dev[i]! > minDev)
       // the heads of its road edges but the last (the piece's end), those with geometry (as pieces of edges keep)
       for (let k = cEdgeFirst[c]!, end = cEdgeFirst[c + 1]! - 1; k < end; k++) {
         const e = cEdges[k]!;
