@@ -90,7 +90,7 @@ export function viaAlternatives(
       edges = chainsOf(g, turns);
     if (accepted.some((a) => shared(g, edges, (a.set ??= edgeSet(a.edges))) >= limit(a))) continue;
     if (!simple(g, sNode, edges)) continue;
-    const path = route(ends, sNode, turns, tNode);
+    const path = route(ends, sNode, turns, tNode, edges);
     if (passesSeedRoadsTwice(path, s, t, (ownChains ??= roadChainSet(g, ends)))) continue;
     accepted.push({ packed, edges, s, t });
     out.push(path);

@@ -179,14 +179,19 @@ export interface RouteEnds {
 /**
  * The route from the snapped origin along the seed chain `sNode`'s roads, over `turns` (the hierarchy's original
  * edges, unpacked), then onto the destination's chain from chain `tNode` and along its roads to the snapped
- * destination. Its `edges` are the chains the turns lead onto (what alternatives compare); its time includes every
- * turn's, counted on the piece that leaves the junction where it is made.
+ * destination. Its `edges` are `chains`, the chains the turns lead onto (what alternatives compare); its time
+ * includes every turn's, counted on the piece that leaves the junction where it is made.
  */
-export function route(ends: RouteEnds, sNode: number, turns: Uint32Array, tNode: number): RoutePath {
+export function route(
+  ends: RouteEnds,
+  sNode: number,
+  turns: Uint32Array,
+  tNode: number,
+  chains = chainsOf(ends.g, turns),
+): RoutePath {
   const { g } = ends;
   const s = seedAt(ends.S, sNode),
     t = seedAt(ends.T, tNode);
-  const chains = chainsOf(g, turns);
   return assembleChains(g, ends.from, ends.to, s.end, s.roads, turns, chains, t.turnMs, t.roads, t.end);
 }
 
