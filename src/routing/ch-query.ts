@@ -49,7 +49,7 @@ export class CHQuery {
     const n = ch.rank.length;
     this.coreStart = n - coreNodes;
     this.coreList = new Uint32Array(coreNodes);
-    for (let v = 0, k = 0; v < n; v++) if (ch.rank[v]! >= this.coreStart) this.coreList[k++] = v;
+    if (coreNodes > 0) for (let v = 0, k = 0; v < n; v++) if (ch.rank[v]! >= this.coreStart) this.coreList[k++] = v;
     this.fwd = new SearchSpace();
     this.bwd = new SearchSpace();
     this.unpacker = new ShortcutUnpacker(ch);
@@ -93,6 +93,8 @@ export class CHQuery {
     };
     for (const [v] of sources) if (B.has(v)) consider(v);
     const any = below < Infinity;
+    // without a core (a road network contracts whole) no node's rank is read: a cache miss per settled node
+    const core = this.coreStart < ch.rank.length;
     let fwd = true;
     while ((qF.length || qB.length) && !(any && meet >= 0)) {
       const bound = full ? viaStretch * best : best;
@@ -109,7 +111,7 @@ export class CHQuery {
           consider(u);
           if (full) this.meetNodes.push(u);
         }
-        if (ch.rank[u]! >= this.coreStart) continue; // core entry: expanded in phase 2
+        if (core && ch.rank[u]! >= this.coreStart) continue; // core entry: expanded in phase 2
         if (this.stall && this.stalled(u, d, ch.dnFirst, ch.dnEdge, ch.chTail, F)) continue;
         for (let i = ch.upFirst[u]!; i < ch.upFirst[u + 1]!; i++) {
           const e = ch.upEdge[i]!,
@@ -126,7 +128,7 @@ export class CHQuery {
           consider(u);
           if (full) this.meetNodes.push(u);
         }
-        if (ch.rank[u]! >= this.coreStart) continue;
+        if (core && ch.rank[u]! >= this.coreStart) continue;
         if (this.stall && this.stalled(u, d, ch.upFirst, ch.upEdge, ch.chHead, B)) continue;
         for (let i = ch.dnFirst[u]!; i < ch.dnFirst[u + 1]!; i++) {
           const e = ch.dnEdge[i]!,
@@ -136,7 +138,7 @@ export class CHQuery {
         }
       }
     }
-    if (this.coreStart < ch.rank.length) {
+    if (core) {
       const r = this.coreSearch(best, meet, viaStretch);
       best = r.best;
       meet = r.meet;
