@@ -256,31 +256,61 @@ export class CHQuery {
    * partings, not the length of the paths.
    */
   sharedEnds(p: number[], r: number[]): number {
-    const start = this.commonRun(p.slice().reverse(), r.slice().reverse(), false);
-    return start + this.commonRun(p.slice(), r.slice(), true);
+    return this.commonRun(p, r, false) + this.commonRun(p, r, true);
   }
 
-  /** Shared travel time from the top of two stacks of CH edges (`fromEnd`: the tops are the paths' last edges). */
-  private commonRun(a: number[], b: number[], fromEnd: boolean): number {
+  /** The two stacks of commonRun (a candidate's shared ends are measured hundreds of times a query: no garbage). */
+  private stackA = new Int32Array(256);
+  private stackB = new Int32Array(256);
+
+  /**
+   * Shared travel time of two packed paths from their first edges on, or (`fromEnd`) from their last edges back:
+   * each path is a stack of CH edges whose top is the edge to compare next.
+   */
+  private commonRun(p: number[], r: number[], fromEnd: boolean): number {
     const { chA, chB, chW } = this.ch;
+    const room = Math.max(p.length, r.length) + 64;
+    if (this.stackA.length < room) {
+      this.stackA = new Int32Array(2 * room);
+      this.stackB = new Int32Array(2 * room);
+    }
+    let a = this.stackA,
+      b = this.stackB;
+    let na = p.length,
+      nb = r.length;
+    for (let i = 0; i < na; i++) a[i] = p[fromEnd ? i : na - 1 - i]!;
+    for (let i = 0; i < nb; i++) b[i] = r[fromEnd ? i : nb - 1 - i]!;
     let shared = 0;
-    while (a.length && b.length) {
-      const x = a[a.length - 1]!,
-        y = b[b.length - 1]!;
+    while (na && nb) {
+      const x = a[na - 1]!,
+        y = b[nb - 1]!;
       if (x === y) {
         shared += chW[x]!;
-        a.pop();
-        b.pop();
+        na--;
+        nb--;
         continue;
       }
       const xs = chA[x]! >= 0,
         ys = chA[y]! >= 0;
       if (!xs && !ys) break; // two different road edges: the routes part here
       // unpack the longer (a road edge never is: it cannot be split), keeping driving order on the stack
-      const side = xs && (!ys || chW[x]! >= chW[y]!) ? a : b;
-      const e = side.pop()!;
-      if (fromEnd) side.push(chA[e]!, chB[e]!);
-      else side.push(chB[e]!, chA[e]!);
+      const onA = xs && (!ys || chW[x]! >= chW[y]!);
+      // a stack grows by one part each time a shortcut on it is opened
+      if ((onA ? na : nb) + 1 > a.length) {
+        this.stackA = new Int32Array(2 * a.length);
+        this.stackB = new Int32Array(2 * a.length);
+        this.stackA.set(a);
+        this.stackB.set(b);
+        a = this.stackA;
+        b = this.stackB;
+      }
+      const s = onA ? a : b,
+        top = (onA ? na : nb) - 1,
+        e = s[top]!;
+      s[top] = fromEnd ? chA[e]! : chB[e]!;
+      s[top + 1] = fromEnd ? chB[e]! : chA[e]!;
+      if (onA) na++;
+      else nb++;
     }
     return shared;
   }
