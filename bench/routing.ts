@@ -14,8 +14,11 @@ import { BuiltinEngine } from '../src/routing/builtin-engine.js';
 import { CHQuery } from '../src/routing/ch-query.js';
 import { BidiDijkstra } from '../src/routing/dijkstra.js';
 import { GRAPH_FILE } from '../src/routing/graph.js';
-import { sourceSeeds, targetSeeds } from '../src/routing/path.js';
-import { snapPoint } from '../src/routing/snap.js';
+import type { Seed } from '../src/routing/ch-query.js';
+import { seedsOf, sourceSeeds, targetSeeds } from '../src/routing/chains.js';
+import type { RoadGraph } from '../src/routing/graph.js';
+import { segEdgeRange } from '../src/routing/path.js';
+import { snapPoint, type Snap } from '../src/routing/snap.js';
 import type { ReadyLine } from './lifecycle.js';
 import { pct, prng, timeEach } from './routing-stats.js';
 
@@ -116,12 +119,12 @@ async function dataset(name: string, file: string) {
     const g = e.graph,
       q = new CHQuery(g),
       dj = new BidiDijkstra({ n: g.meta.nodes, first: g.first, head: g.head, ms: g.ms });
-    const seeds = pairs.map(
-      ([a, b]) =>
-        [sourceSeeds(g, snapPoint(g, a.lat, a.lng, 1500)!), targetSeeds(g, snapPoint(g, b.lat, b.lng, 1500)!)] as const,
-    );
-    const chMs = timeEach(seeds, ([s, t]) => q.run(s, t));
-    const djMs = timeEach(seeds, ([s, t]) => dj.run(s, t));
+    const snapped = pairs.map(([a, b]) => [snapPoint(g, a.lat, a.lng, 1500)!, snapPoint(g, b.lat, b.lng, 1500)!]);
+    // the hierarchy's seeds are chains (turn costs included); Dijkstra's the snapped segments' end nodes
+    const chSeeds = snapped.map(([a, b]) => [seedsOf(sourceSeeds(g, a, b).seeds), seedsOf(targetSeeds(g, b))] as const);
+    const djSeeds = snapped.map(([a, b]) => [segmentEnds(g, a, true), segmentEnds(g, b, false)] as const);
+    const chMs = timeEach(chSeeds, ([s, t]) => q.run(s, t));
+    const djMs = timeEach(djSeeds, ([s, t]) => dj.run(s, t));
     const alts = pairs.map((p) => {
       const r = full(p);
       return r.kind === 'ok' ? r.paths.length : 0;
@@ -191,3 +194,20 @@ mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
 const out = join(ROOT, 'bench', 'results', `routing-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 writeFileSync(out, JSON.stringify({ at: new Date().toISOString(), node: process.version, results, grid }, null, 2));
 console.log(`\nsaved ${out}`);
+
+/**
+ * Plain Dijkstra's seeds for a snapped point: for each drivable direction of its segment, the end node driven to
+ * (`from`: the cost of driving there) or driven from (the cost of driving on to the point).
+ */
+function segmentEnds(g: RoadGraph, s: Snap, from: boolean): Seed[] {
+  const seeds: Seed[] = [];
+  for (const bwd of [false, true]) {
+    const [i0, i1] = segEdgeRange(g, s.seg, bwd);
+    if (i0 === i1) continue;
+    const e = g.segEdges[i0]!;
+    const ahead = bwd ? s.t : 1 - s.t;
+    const node = from === !bwd ? g.segB[s.seg]! : g.segA[s.seg]!;
+    seeds.push([node, (from ? ahead : 1 - ahead) * g.ms[e]!]);
+  }
+  return seeds;
+}
