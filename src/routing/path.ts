@@ -120,7 +120,7 @@ class PathBuilder {
   }
 
   /**
-   * Chains `chains` whole, in order, from the junction node `from`; turn[i] leads onto chain[i]. Reads of each
+   * Chains `chains` whole, in order, from the junction node `from`; turns[i] leads onto chains[i]. Reads of each
    * chain the junction it ends at and its length (one cache line, route-summary.ts cEnd), its time and deviation,
    * and what its turn says: the chains lie all over the graph's arrays, so these reads are most of the cost, and
    * read in one loop they are in flight together (the line and the maneuvers read them here later).
