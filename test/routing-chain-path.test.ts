@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { BuiltinEngine } from '../src/routing/builtin-engine.js';
 import { CHQuery } from '../src/routing/ch-query.js';
 import { chainsOf, route, seedAt, seedsOf, sourceSeeds, targetSeeds } from '../src/routing/chains.js';
 import { GRAPH_FILE, loadGraph, type RoadGraph } from '../src/routing/graph.js';
-import { writeGraphFile } from '../src/routing/graph-file.js';
+import { readGraphMeta, writeGraphFile } from '../src/routing/graph-file.js';
 import { maneuvers } from '../src/routing/maneuvers.js';
 import { routeLine } from '../src/routing/overview.js';
 import { assemble, linePoints, type RoutePath } from '../src/routing/path.js';
@@ -152,6 +152,9 @@ describe('routes of chains', () => {
     );
     const old = join(dir, 'before.graph');
     writeGraphFile(old, g.meta as unknown as Record<string, unknown>, sections);
+    // as files were written then: sections on 8 bytes, under the magic of that layout
+    relayOn8(old);
+    expect(readGraphMeta(old)).toMatchObject({ nodes: g.meta.nodes, version: 3 });
     const before = loadGraph(old);
     expect(Array.from(before.cEnd)).toEqual(Array.from(g.cEnd));
     expect(Array.from(before.cDev)).toEqual(Array.from(g.cDev));
@@ -166,6 +169,30 @@ describe('routes of chains', () => {
     }
   });
 });
+
+/** Rewrites a graph file in the layout of files written before sections started on 64 bytes (8, magic SVCRGRF1). */
+function relayOn8(file: string): void {
+  const b = readFileSync(file);
+  const len = b.readUInt32LE(8);
+  const header = JSON.parse(b.toString('utf8', 12, 12 + len)) as { sections: Array<{ offset: number }> };
+  const pad = (n: number, a: number) => Math.ceil(n / a) * a;
+  const from = pad(12 + len, 64);
+  const spans = header.sections.map((e, i, all) => [e.offset, (all[i + 1]?.offset ?? b.length - from) - e.offset]);
+  let at = 0;
+  for (const [i, e] of header.sections.entries()) {
+    e.offset = at;
+    at = pad(at + spans[i]![1]!, 8);
+  }
+  const json = Buffer.from(JSON.stringify(header));
+  const start = pad(12 + json.length, 8);
+  const out = Buffer.alloc(start + at);
+  out.write('SVCRGRF1', 0, 'latin1');
+  out.writeUInt32LE(json.length, 8);
+  json.copy(out, 12);
+  for (const [i, e] of header.sections.entries())
+    b.copy(out, start + e.offset, from + spans[i]![0]!, from + spans[i]![0]! + spans[i]![1]!);
+  writeFileSync(file, out);
+}
 
 describe('roundabout exits', () => {
   /**

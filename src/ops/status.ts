@@ -1,10 +1,11 @@
-import { closeSync, existsSync, openSync, readdirSync, readSync, statSync, statfsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb } from '../store/db.js';
 import { STORE_FILE } from '../store/data-dir.js';
 import { MBTiles } from '../store/mbtiles.js';
 import { PLACES_FILE } from '../store/places/schema.js';
 import { GRAPH_FILE } from '../routing/graph.js';
+import { readGraphMeta } from '../routing/graph-file.js';
 import { RenderStore } from '../store/render/reader.js';
 import { mbtilesName, type Scale } from '../tiles/warm-store.js';
 import { processAlive, readPidFile } from './pidfile.js';
@@ -53,21 +54,12 @@ function dirBytes(dir: string): number {
   return n;
 }
 
-/** The road graph header only (magic, length, JSON), so a multi-gigabyte graph is not read to describe it. */
+/** The road graph header only, so a multi-gigabyte graph is not read to describe it. */
 function graphHeader(file: string): { nodes?: number; edges?: number; source?: string; builtAt?: string } {
-  const fd = openSync(file, 'r');
   try {
-    const head = Buffer.alloc(12);
-    if (readSync(fd, head, 0, 12, 0) < 12 || head.toString('latin1', 0, 8) !== 'SVCRGRF1') return {};
-    const len = head.readUInt32LE(8);
-    if (len > 64 * 1024 * 1024) return {};
-    const json = Buffer.alloc(len);
-    readSync(fd, json, 0, len, 12);
-    return (JSON.parse(json.toString('utf8')) as { meta?: Record<string, never> }).meta ?? {};
+    return readGraphMeta(file) ?? {};
   } catch {
-    return {};
-  } finally {
-    closeSync(fd);
+    return {}; // unreadable: described as absent
   }
 }
 

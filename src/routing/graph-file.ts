@@ -13,11 +13,18 @@ import { open } from 'node:fs/promises';
 
 /**
  * A small binary container for the road graph: magic, a JSON header (metadata + section table), then raw typed
- * array sections, each 8-byte aligned. Loading reads the file once and takes zero-copy typed-array views over
- * that single buffer, so start-up costs one read and no parsing of the bulk data. With `shared` the buffer is a
- * SharedArrayBuffer: the views can be handed to worker threads, which then map the same memory (no copy per thread).
+ * array sections, each starting on a cache line (64 bytes), so a record of 32 bytes (route-summary.ts cEnd) never
+ * straddles two. Loading reads the file once and takes zero-copy typed-array views over that single buffer, so
+ * start-up costs one read and no parsing of the bulk data. With `shared` the buffer is a SharedArrayBuffer: the
+ * views can be handed to worker threads, which then map the same memory (no copy per thread).
  */
-const MAGIC = 'SVCRGRF1';
+const MAGIC = 'SVCRGRF2';
+/**
+ * Files written before sections started on 64 bytes, which started them on 8: still read. Their own magic keeps a
+ * build of that time from reading a file written now at the wrong offsets (it says the file is no road graph).
+ */
+const MAGIC_ALIGNED_8 = 'SVCRGRF1';
+const ALIGN = 64;
 
 type Typed = Uint8Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
 const CTORS = { Uint8Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array } as const;
@@ -32,11 +39,6 @@ interface SectionEntry {
   length: number;
 }
 
-/**
- * Sections start on a cache line (64 bytes; the header says so, files written before start on 8): a record of 32
- * bytes (route-summary.ts cEnd) then never straddles two lines.
- */
-const ALIGN = 64;
 const padTo = (n: number, a: number) => Math.ceil(n / a) * a;
 
 /** Writes to `<path>.tmp-<pid>`, fsyncs, then renames over `path`: readers see the old or the new file, never half. */
@@ -47,7 +49,7 @@ export function writeGraphFile(path: string, meta: Record<string, unknown>, sect
     entries.push({ name, type: arr.constructor.name as CtorName, offset, length: arr.length });
     offset = padTo(offset + arr.byteLength, ALIGN);
   }
-  const header = Buffer.from(JSON.stringify({ meta, align: ALIGN, sections: entries }), 'utf8');
+  const header = Buffer.from(JSON.stringify({ meta, sections: entries }), 'utf8');
   const dataStart = padTo(8 + 4 + header.length, ALIGN);
   const tmp = `${path}.tmp-${process.pid}`;
   const fd = openSync(tmp, 'w', 0o644);
@@ -104,12 +106,35 @@ export async function readGraphFileShared(path: string): Promise<GraphFileConten
   }
 }
 
+/**
+ * The metadata of a graph file without reading its sections (a status report of a multi-gigabyte graph), or
+ * undefined when the file is no road graph.
+ */
+export function readGraphMeta(path: string): Record<string, unknown> | undefined {
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(12);
+    if (readSync(fd, head, 0, 12, 0) < 12) return undefined;
+    const magic = head.toString('latin1', 0, 8);
+    const len = head.readUInt32LE(8);
+    if ((magic !== MAGIC && magic !== MAGIC_ALIGNED_8) || len > 64 * 1024 * 1024) return undefined;
+    const json = Buffer.alloc(len);
+    readSync(fd, json, 0, len, 12);
+    return (JSON.parse(json.toString('utf8')) as { meta?: Record<string, unknown> }).meta;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Bytes per read call of the background load (each call occupies one libuv thread until it returns). */
 const READ_CHUNK = 64 * 1024 * 1024;
 
 function parseGraphFile(path: string, bytes: Buffer): GraphFileContents {
   let buf = bytes;
-  if (buf.length < 12 || buf.toString('latin1', 0, 8) !== MAGIC) throw new Error(`${path} is not a svcmaps road graph`);
+  const magic = buf.length < 12 ? '' : buf.toString('latin1', 0, 8);
+  if (magic !== MAGIC && magic !== MAGIC_ALIGNED_8) throw new Error(`${path} is not a svcmaps road graph`);
   if (buf.byteOffset % 8 !== 0) {
     // typed-array views need aligned offsets: copy into a fresh (aligned) ArrayBuffer
     const ab = new ArrayBuffer(buf.length);
@@ -117,12 +142,11 @@ function parseGraphFile(path: string, bytes: Buffer): GraphFileContents {
     buf = Buffer.from(ab);
   }
   const headerLen = buf.readUInt32LE(8);
-  const { meta, align, sections } = JSON.parse(buf.toString('utf8', 12, 12 + headerLen)) as {
+  const { meta, sections } = JSON.parse(buf.toString('utf8', 12, 12 + headerLen)) as {
     meta: Record<string, unknown>;
-    align?: number;
     sections: SectionEntry[];
   };
-  const dataStart = padTo(12 + headerLen, align ?? 8);
+  const dataStart = padTo(12 + headerLen, magic === MAGIC ? ALIGN : 8);
   const out: Sections = {};
   for (const e of sections) {
     const Ctor = CTORS[e.type];
