@@ -142,11 +142,13 @@ function parseGraphFile(path: string, bytes: Buffer): GraphFileContents {
     buf = Buffer.from(ab);
   }
   const headerLen = buf.readUInt32LE(8);
-  const { meta, sections } = JSON.parse(buf.toString('utf8', 12, 12 + headerLen)) as {
+  const { meta, sections, align } = JSON.parse(buf.toString('utf8', 12, 12 + headerLen)) as {
     meta: Record<string, unknown>;
     sections: SectionEntry[];
+    /** Files of a few builds before the new magic said their 64 in the header. */
+    align?: number;
   };
-  const dataStart = padTo(12 + headerLen, magic === MAGIC ? ALIGN : 8);
+  const dataStart = padTo(12 + headerLen, magic === MAGIC ? ALIGN : (align ?? 8));
   const out: Sections = {};
   for (const e of sections) {
     const Ctor = CTORS[e.type];
