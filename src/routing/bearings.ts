@@ -1,4 +1,4 @@
-/** Bearings for maneuvers (maneuvers.ts) and for the quiet turns found at import (route-summary.ts). */
+/** Bearings for maneuvers, along a route (maneuvers.ts) and at every turn at import (junction.ts, route-summary.ts). */
 
 export const TO_RAD = Math.PI / 180;
 

@@ -55,7 +55,7 @@ export function overviewIndices(pts: Float64Array, count: number): Uint32Array {
 
 /**
  * The points of route p's line that the overview asked for, and which of them it keeps (all when `keep` is
- * undefined). `full`: every point. `simplified`: a chain (chain-summary.ts) whose inner points all lie within a
+ * undefined). `full`: every point. `simplified`: a chain whose inner points (route-summary.ts cDev) all lie within a
  * third of the allowed deviation of its chord keeps only its ends, and simplify() keeps a third each for its two
  * passes over the rest. The bound holds for the sum: consecutive points left after the chains' share both lie
  * within the passes' two thirds of one segment kept (the one spanning them), so every point of the chord between

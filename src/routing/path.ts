@@ -311,7 +311,7 @@ let linePts = new Float64Array(1 << 15);
 
 /**
  * The points of p's line: the pieces' ends, and between them the inner points of every chain that strays more than
- * `minDev` from its chord (cDev, chain-summary.ts); every point with minDev < 0. In the thread scratch, valid until
+ * `minDev` from its chord (cDev, route-summary.ts); every point with minDev < 0. In the thread scratch, valid until
  * the next call.
  */
 export function linePoints(g: RoadGraph, p: RoutePath, minDev: number): { pts: Float64Array; count: number } {

@@ -22,7 +22,7 @@ export interface RouteSummary {
   tSay: Uint16Array;
 }
 
-/** The smallest float32 at or above x, about (Math.fround rounds to nearest, which may be below). */
+/** A float32 at or above x: Math.fround rounds to the nearest, which may be below, so x is raised past that first. */
 const f32Up = (x: number) => Math.fround(x * (1 + 1e-6));
 
 type Inputs = ChainArrays &
