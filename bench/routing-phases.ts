@@ -39,7 +39,7 @@ interface LatLng {
   lng: number;
 }
 type Pair = [LatLng, LatLng];
-type Mods = { be: any; snap: any; path: any; alts: any; man: any; graph: any; chains: any; ov?: any };
+type Mods = { be: any; snap: any; path: any; alts: any; man: any; graph: any; chains: any; ov?: any; lj?: any };
 
 async function load(dir: string): Promise<Mods> {
   const m = (f: string) => import(pathToFileURL(resolve(dir, 'routing', f)).href);
@@ -48,7 +48,9 @@ async function load(dir: string): Promise<Mods> {
   );
   // builds before the simplified overview have no overview.js: their lines are full
   const ov = await m('overview.js').catch(() => undefined);
-  return { be, snap, path, alts, man, graph, chains, ov };
+  // builds before line-json.js write the line text in path.js
+  const lj = await m('line-json.js').catch(() => undefined);
+  return { be, snap, path, alts, man, graph, chains, ov, lj };
 }
 
 const builds: Record<string, Mods> = { new: await load(args.build) };
@@ -121,7 +123,7 @@ const PHASES = ['ch', 'unpack', 'assemble', 'alternatives', 'maneuvers', 'line']
 function lineText(M: Mods, p: any): string {
   if (M.ov?.routeLine) {
     const l = M.ov.routeLine(g, p, args.overview);
-    return M.path.lineJson(l.pts, l.count, l.keep);
+    return (M.lj ?? M.path).lineJson(l.pts, l.count, l.keep);
   }
   return M.path.lineJson(p, args.overview === 'simplified' ? M.ov?.overviewIndices(p.pts, p.n + 1) : undefined);
 }

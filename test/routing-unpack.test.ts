@@ -3,7 +3,8 @@ import { buildCH } from '../src/routing/ch-build.js';
 import { CHQuery } from '../src/routing/ch-query.js';
 import { setUnpackListLimit } from '../src/routing/ch-unpack.js';
 import type { RoadGraph } from '../src/routing/graph.js';
-import { assemble, lineJson } from '../src/routing/path.js';
+import { lineJson } from '../src/routing/line-json.js';
+import { assemble } from '../src/routing/path.js';
 import { randomGrid } from './helpers/grid.js';
 
 describe('CH unpacking', () => {

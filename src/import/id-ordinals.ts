@@ -1,3 +1,5 @@
+import { indexOfSorted } from '../core/sorted.js';
+
 /**
  * OSM id -> ordinal for ids appended in order (e.g. the ways an importer kept, numbered 0, 1, 2...), without a JS
  * Map: one Float64Array of ids, binary-searched; ids that arrive out of order are sorted once (with their ordinals)
@@ -48,15 +50,7 @@ export class IdOrdinals {
       ids = this.sortedIds;
       ord = this.ordinals;
     }
-    let lo = 0,
-      hi = this.n - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = ids[mid]!;
-      if (v < id) lo = mid + 1;
-      else if (v > id) hi = mid - 1;
-      else return ord ? ord[mid] : mid;
-    }
-    return undefined;
+    const at = indexOfSorted(ids.subarray(0, this.n), id);
+    return at < 0 ? undefined : ord ? ord[at] : at;
   }
 }

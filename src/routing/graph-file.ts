@@ -24,6 +24,7 @@ const MAGIC = 'SVCRGRF2';
  * build of that time from reading a file written now at the wrong offsets (it says the file is no road graph).
  */
 const MAGIC_ALIGNED_8 = 'SVCRGRF1';
+const isGraphMagic = (m: string) => m === MAGIC || m === MAGIC_ALIGNED_8;
 const ALIGN = 64;
 
 type Typed = Uint8Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
@@ -117,7 +118,7 @@ export function readGraphMeta(path: string): Record<string, unknown> | undefined
     if (readSync(fd, head, 0, 12, 0) < 12) return undefined;
     const magic = head.toString('latin1', 0, 8);
     const len = head.readUInt32LE(8);
-    if ((magic !== MAGIC && magic !== MAGIC_ALIGNED_8) || len > 64 * 1024 * 1024) return undefined;
+    if (!isGraphMagic(magic) || len > 64 * 1024 * 1024) return undefined;
     const json = Buffer.alloc(len);
     readSync(fd, json, 0, len, 12);
     return (JSON.parse(json.toString('utf8')) as { meta?: Record<string, unknown> }).meta;
@@ -134,7 +135,7 @@ const READ_CHUNK = 64 * 1024 * 1024;
 function parseGraphFile(path: string, bytes: Buffer): GraphFileContents {
   let buf = bytes;
   const magic = buf.length < 12 ? '' : buf.toString('latin1', 0, 8);
-  if (magic !== MAGIC && magic !== MAGIC_ALIGNED_8) throw new Error(`${path} is not a svcmaps road graph`);
+  if (!isGraphMagic(magic)) throw new Error(`${path} is not a svcmaps road graph`);
   if (buf.byteOffset % 8 !== 0) {
     // typed-array views need aligned offsets: copy into a fresh (aligned) ArrayBuffer
     const ab = new ArrayBuffer(buf.length);

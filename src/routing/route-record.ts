@@ -1,7 +1,8 @@
 import { maneuversBytesMax, routerManeuversBytesMax, writeManeuvers, writeRouterManeuvers } from './maneuver-json.js';
 import type { RoadGraph } from './graph.js';
 import { routeLine, type Overview } from './overview.js';
-import { lineBytesMax, writeLine, type RoutePath } from './path.js';
+import { lineBytesMax, writeLine } from './line-json.js';
+import type { RoutePath } from './path.js';
 import type { EnginePath, Maneuver } from './types.js';
 
 /**
