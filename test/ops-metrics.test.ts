@@ -148,6 +148,8 @@ describe('/metrics endpoints', () => {
       svcmaps_engine_tasks_active: 'gauge: Engine tasks on a thread now',
       svcmaps_engine_tasks_queued: 'gauge: Engine tasks waiting for a thread',
       svcmaps_engine_tasks_completed_total: 'counter: Engine tasks a thread answered',
+      svcmaps_engine_tasks_helped_total:
+        "counter: Parts of engine tasks written by another thread than the task's (routing: paths of a route answer)",
       svcmaps_engine_tasks_shed_total:
         'counter: Engine tasks refused at once because the pool queue was full (*_BACKPRESSURE)',
       svcmaps_engine_tasks_abandoned_total:

@@ -100,6 +100,8 @@ export interface RoutingConfig {
   threads: number;
   /** Built-in queries that may wait for a routing thread; beyond, 503 DIRECTIONS_BACKPRESSURE. */
   queue: number;
+  /** An idle routing thread writes paths of another's answer (routing/route-help.ts); false: each writes its own. */
+  share_paths: boolean;
 }
 
 /** One admission lane's budget: how many jobs may wait, and how long one may wait to start (0 = sized from the machine). */
@@ -178,7 +180,15 @@ export const DEFAULTS: Config = {
   metrics: { port: 0, host: '127.0.0.1' },
   log: { requests: true },
   cluster: { postgres_url: '', redis_url: '', pool_size: 10, poll_ms: 250, tile_token_secret: '' },
-  routing: { engine: 'builtin', upstream_url: '', timeout_ms: 5000, snap_max_m: 1500, threads: 0, queue: 64 },
+  routing: {
+    engine: 'builtin',
+    upstream_url: '',
+    timeout_ms: 5000,
+    snap_max_m: 1500,
+    threads: 0,
+    queue: 64,
+    share_paths: true,
+  },
   admission: {
     interactive: { queue: 0, wait_ms: 5000 },
     batch: { queue: 0, wait_ms: 4000 },

@@ -64,6 +64,7 @@ export const CONFIG_SCHEMA = obj({
     snap_max_m: int(10, 50_000),
     threads: int(0, 256),
     queue: int(0, 100_000),
+    share_paths: { type: 'boolean' },
   }),
   tiles: obj({
     origin: { enum: ['render', 'xyz', 'mbtiles', 'none'] },

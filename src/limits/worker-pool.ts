@@ -100,6 +100,8 @@ export interface WorkerPoolStats {
   replaced: number;
   /** Tasks a thread answered (with a value or an error) while someone still waited for them. */
   completed: number;
+  /** Parts of a task written by another thread of the pool than the one running it (routing: route-help.ts). */
+  helped?: number;
 }
 
 export class WorkerPool {

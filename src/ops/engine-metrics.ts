@@ -59,6 +59,15 @@ export function registerEngineMetrics(registry: MetricsRegistry, engines: Engine
   engineSeries('gauge', 'svcmaps_engine_tasks_active', 'Engine tasks on a thread now', (s) => s.active);
   engineSeries('gauge', 'svcmaps_engine_tasks_queued', 'Engine tasks waiting for a thread', (s) => s.queued);
   engineSeries('counter', 'svcmaps_engine_tasks_completed_total', 'Engine tasks a thread answered', (s) => s.completed);
+  series(
+    'counter',
+    'svcmaps_engine_tasks_helped_total',
+    "Parts of engine tasks written by another thread than the task's (routing: paths of a route answer)",
+    ['engine'],
+    function* () {
+      for (const [engine, s] of pools()) if (s.helped !== undefined) yield [{ engine }, s.helped];
+    },
+  );
   engineSeries(
     'counter',
     'svcmaps_engine_tasks_shed_total',

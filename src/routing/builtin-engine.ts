@@ -6,6 +6,7 @@ import { maneuvers } from './maneuvers.js';
 import type { Overview } from './overview.js';
 import { route, seedsOf, sourceSeeds, targetSeeds } from './chains.js';
 import { assemble, directPath, type RoutePath } from './path.js';
+import type { HandedOver, HelpDesk } from './route-help.js';
 import { pathRecord } from './route-record.js';
 import { snapPoint } from './snap.js';
 import type { EnginePath, EngineResult, RouteOptions, RoutingEngine } from './types.js';
@@ -59,27 +60,39 @@ export class BuiltinEngine implements RoutingEngine {
     to: LatLng,
     opts: { alternatives: number; locale: 'en' | 'ar'; overview?: Overview; maneuvers?: boolean },
     check?: () => void,
+    help?: Pick<HelpDesk, 'handOver'>,
   ): EngineResult {
     this.q.interrupt = this.check.interrupt = check;
-    const paths = this.paths(from, to, opts.alternatives);
-    if (!paths) return { kind: 'unroutable' };
+    const overview = opts.overview ?? 'full',
+      locale = opts.locale;
     const withManeuvers = opts.maneuvers ?? true;
-    return {
-      kind: 'ok',
-      paths: paths.map((p, i): EnginePath =>
-        pathRecord(
-          this.graph,
-          p,
-          i === 0 ? 'Fastest' : `Alternative ${i}`,
-          opts.overview ?? 'full',
-          withManeuvers ? maneuvers(this.graph, p, opts.locale) : undefined,
-        ),
-      ),
-    };
+    const label = (i: number) => (i === 0 ? 'Fastest' : `Alternative ${i}`);
+    // Written by another routing thread (route-help.ts): the primary while the alternatives are searched for, then
+    // the last alternative while this thread writes the others.
+    const handed: Array<HandedOver | undefined> = [];
+    const lend = help && withManeuvers ? help : undefined;
+    const paths = this.paths(
+      from,
+      to,
+      opts.alternatives,
+      lend && opts.alternatives > 0 ? (p) => (handed[0] = lend.handOver(p, label(0), overview, locale)) : undefined,
+    );
+    if (!paths) return { kind: 'unroutable' };
+    const last = paths.length - 1;
+    if (lend && last >= 2) handed[last] = lend.handOver(paths[last]!, label(last), overview, locale);
+    const out = paths.map((p, i): EnginePath | undefined =>
+      handed[i]
+        ? undefined
+        : pathRecord(this.graph, p, label(i), overview, withManeuvers ? maneuvers(this.graph, p, locale) : undefined),
+    );
+    return { kind: 'ok', paths: out.map((r, i) => r ?? handed[i]!.take(check)) };
   }
 
-  /** The primary path and up to `alternatives` alternatives, or undefined when no route exists. */
-  paths(from: LatLng, to: LatLng, alternatives: number): RoutePath[] | undefined {
+  /**
+   * The primary path and up to `alternatives` alternatives, or undefined when no route exists. `onPrimary` sees
+   * the primary path as soon as it is final, before the alternatives are searched for.
+   */
+  paths(from: LatLng, to: LatLng, alternatives: number, onPrimary?: (p: RoutePath) => void): RoutePath[] | undefined {
     const g = this.graph;
     const a = snapPoint(g, from.lat, from.lng, this.opts.snapMaxMeters);
     const b = snapPoint(g, to.lat, to.lng, this.opts.snapMaxMeters);
@@ -95,6 +108,7 @@ export class BuiltinEngine implements RoutingEngine {
     if (r) primary = route(ends, this.q.seedF(r.meet), this.q.unpack(r.meet), this.q.seedB(r.meet));
     if (direct && (!primary || direct.ms <= primary.ms)) return [direct];
     if (!primary || !r) return undefined;
+    onPrimary?.(primary);
     const alts =
       alternatives > 0 ? viaAlternatives(ends, this.q, this.check, primary, r.meet, r.cost, alternatives) : [];
     return [primary, ...alts];

@@ -111,4 +111,5 @@ const routerOptions = (cfg: RoutingConfig, hooks: RoutingTestHooks): PooledRoute
   queue: cfg.queue,
   timeoutMs: cfg.timeout_ms,
   testDelayMs: hooks.testDelayMs,
+  help: cfg.share_paths,
 });

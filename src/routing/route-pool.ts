@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { LatLng } from '../core/geo.js';
-import { isTaskAbandoned, WorkerPool } from '../limits/worker-pool.js';
+import { isTaskAbandoned, WorkerPool, type WorkerPoolStats } from '../limits/worker-pool.js';
 import type { RoadGraph } from './graph.js';
+import { helpWords, pathsShared, type HelpInit } from './route-help.js';
 import { decodeLeg } from './route-record.js';
 import type { EngineResult, RouteOptions, RoutingEngine } from './types.js';
 
@@ -11,6 +13,8 @@ export interface RouteInit {
   snapMaxMeters: number;
   /** Test hook only: each query first keeps its thread busy this long (abandonable), standing in for a slow route. */
   testDelayMs?: number;
+  /** How the threads write each other's paths (route-help.ts); absent with one thread. */
+  help?: HelpInit;
 }
 
 export interface RouteTask extends Pick<RouteOptions, 'alternatives' | 'locale' | 'overview'> {
@@ -33,6 +37,10 @@ export interface PooledRouterOptions {
   timeoutMs: number;
   /** Test hook only (see RouteInit.testDelayMs); never set from config. */
   testDelayMs?: number;
+  /** false: every thread writes its own paths (route-help.ts), for comparisons. */
+  help?: boolean;
+  /** Test hook only (see HelpInit.minPieces). */
+  testHandOverMinPieces?: number;
 }
 
 /**
@@ -46,6 +54,7 @@ export class PooledRouter implements RoutingEngine {
   readonly name = 'svc';
   private pool: WorkerPool | undefined;
   private closed = false;
+  private help: HelpInit | undefined;
 
   constructor(
     private graph: RoadGraph,
@@ -64,9 +73,10 @@ export class PooledRouter implements RoutingEngine {
     return this.opts.threads > 0 ? this.opts.threads : availableParallelism();
   }
 
-  /** Thread and queue occupancy, for metrics and tests. */
-  get stats() {
-    return this.pool?.stats;
+  /** Thread and queue occupancy, and the paths one thread wrote for another's answer, for metrics and tests. */
+  get stats(): WorkerPoolStats | undefined {
+    const s = this.pool?.stats;
+    return s && { ...s, helped: this.help ? pathsShared(this.help.words) : 0 };
   }
 
   start(): void {
@@ -138,6 +148,20 @@ export class PooledRouter implements RoutingEngine {
   }
 
   private init(): RouteInit {
-    return { graph: this.graph, snapMaxMeters: this.opts.snapMaxMeters, testDelayMs: this.opts.testDelayMs };
+    const threads = this.threads;
+    this.help ??=
+      threads > 1 && this.opts.help !== false
+        ? {
+            words: helpWords(threads),
+            channel: `svcmaps-route-help-${randomUUID()}`,
+            minPieces: this.opts.testHandOverMinPieces,
+          }
+        : undefined;
+    return {
+      graph: this.graph,
+      snapMaxMeters: this.opts.snapMaxMeters,
+      testDelayMs: this.opts.testDelayMs,
+      help: this.help,
+    };
   }
 }

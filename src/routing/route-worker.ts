@@ -3,22 +3,33 @@
  * time. The graph's arrays are views of the SharedArrayBuffer the main thread loaded, so every thread maps the same
  * memory; only the per-query search state (CHQuery) is the thread's own.
  */
-import { serveTasks } from '../limits/worker-host.js';
+import { workerData } from 'node:worker_threads';
+import { serveTasks, type HostData } from '../limits/worker-host.js';
 import { BuiltinEngine } from './builtin-engine.js';
+import { HelpDesk } from './route-help.js';
 import { encodeLeg } from './route-record.js';
 import type { RouteAnswer, RouteInit, RouteTask } from './route-pool.js';
 
-serveTasks<{ engine: BuiltinEngine; init: RouteInit }>(
-  (data) => {
+serveTasks<{ engine: BuiltinEngine; init: RouteInit; desk?: HelpDesk }>(
+  (data, previous) => {
     const init = data as RouteInit;
-    return { engine: new BuiltinEngine(init.graph, { snapMaxMeters: init.snapMaxMeters }), init };
+    const engine = new BuiltinEngine(init.graph, { snapMaxMeters: init.snapMaxMeters });
+    // the pool's shared words and channel names never change: a reload keeps the desk and gives it the new graph
+    const desk = previous?.desk ?? (init.help && new HelpDesk(init.help, (workerData as HostData).slot, init.graph));
+    desk?.use(init.graph);
+    return { engine, init, desk };
   },
-  ({ engine, init }, payload, check) => {
+  ({ engine, init, desk }, payload, check) => {
     const t = payload as RouteTask;
-    if (init.testDelayMs) spin(init.testDelayMs, check);
-    const r = engine.routeSync(t.from, t.to, t, check);
-    // One buffer with every path, moved to the HTTP thread rather than copied; it is what the route cache keeps.
-    return (r.kind === 'ok' ? { kind: 'ok', leg: encodeLeg(engine.name, r.paths) } : r) satisfies RouteAnswer;
+    desk?.running();
+    try {
+      if (init.testDelayMs) spin(init.testDelayMs, check);
+      const r = engine.routeSync(t.from, t.to, t, check, desk);
+      // One buffer with every path, moved to the HTTP thread rather than copied; it is what the route cache keeps.
+      return (r.kind === 'ok' ? { kind: 'ok', leg: encodeLeg(engine.name, r.paths) } : r) satisfies RouteAnswer;
+    } finally {
+      desk?.idle();
+    }
   },
   (a) => {
     const leg = (a as RouteAnswer).kind === 'ok' ? (a as { leg: Uint8Array }).leg : undefined;

@@ -1,0 +1,250 @@
+import { BroadcastChannel, receiveMessageOnPort } from 'node:worker_threads';
+import type { RoadGraph } from './graph.js';
+import { maneuvers } from './maneuvers.js';
+import type { Overview } from './overview.js';
+import type { RoutePath } from './path.js';
+import { pathRecord } from './route-record.js';
+import type { EnginePath } from './types.js';
+
+/**
+ * Routing threads lend each other a hand within one answer. A long route's answer is its search (the hierarchy
+ * query, then the alternatives) and then, per path, its maneuvers and its line written out as JSON: ~0.7 ms a path
+ * at 600 copies, a third of the answer for three paths. While a thread searches for alternatives, an idle routing
+ * thread can write the primary path; once the alternatives are found, it writes one of them while the searching
+ * thread writes another. With requests one at a time on 2 cores this takes ~1.3 ms off a ~5 ms answer; when every
+ * routing thread is busy with its own query, nobody is idle to ask, and a thread writes all its paths itself.
+ *
+ * Shared words, three per thread (`words[3 * slot + k]`):
+ * - state: IDLE; RUNNING its own query; WORKING on a job; ABSENT (not started yet); or the number of a job someone
+ *   claimed it for and posted.
+ *   A thread claims another by compare-and-swap IDLE -> job number, so at most one job is ever offered to a thread.
+ * - replies: counts the answers posted to this thread, so it can sleep on the word until one comes.
+ * - written: counts the paths this thread wrote for others (metrics).
+ * Jobs travel on a BroadcastChannel named for the helper's slot, answers on one named for the asker's: by name, so a
+ * thread that replaces a dead one is reachable without handing it ports.
+ *
+ * A claim the helper has not taken up yet when the asker wants the result is revoked (job number -> IDLE) and the
+ * asker writes the path itself: a helper busy with a query the pool gave it just before is never waited for. A
+ * helper that took a job up always answers, unless it dies: the asker then gives up after `GIVE_UP_MS` and writes
+ * the path itself. Answers are the same bytes either way (the same code over the same graph).
+ */
+const STATE = 0,
+  REPLIES = 1,
+  WRITTEN = 2;
+
+const IDLE = 0;
+const RUNNING = -1;
+const WORKING = -2;
+const ABSENT = -3;
+
+export interface HelpInit {
+  /** 3 words per routing thread (see above), over a SharedArrayBuffer: `helpWords(threads)`. */
+  words: Int32Array;
+  /** Channel names are `${channel}:${slot}:job` and `${channel}:${slot}:reply`. */
+  channel: string;
+  /** Test hook only: hand over paths from this many pieces (default HAND_OVER_MIN_PIECES). */
+  minPieces?: number;
+}
+
+/** The words for `threads` threads, each ABSENT until its desk opens (a thread still starting is not asked). */
+export function helpWords(threads: number): Int32Array {
+  const words = new Int32Array(new SharedArrayBuffer(12 * threads));
+  for (let slot = 0; slot < threads; slot++) words[3 * slot + STATE] = ABSENT;
+  return words;
+}
+
+/** Paths the threads sharing `words` wrote for each other so far. */
+export function pathsShared(words: Int32Array): number {
+  let n = 0;
+  for (let k = WRITTEN; k < words.length; k += 3) n += Atomics.load(words, k);
+  return n;
+}
+
+/** Paths shorter than this many pieces are written where they were found: the hand-over would cost more. */
+export const HAND_OVER_MIN_PIECES = 256;
+
+/** How long an asker waits for a helper that took its job up before it writes the path itself. */
+const GIVE_UP_MS = 100;
+
+interface Job {
+  seq: number;
+  from: number;
+  buildId: string;
+  p: RoutePath;
+  label: string;
+  overview: Overview;
+  locale: 'en' | 'ar';
+}
+
+interface Reply {
+  seq: number;
+  path: EnginePath;
+}
+
+/** A path another thread writes: `take()` gives its record, written there or (revoked, given up) here. */
+export interface HandedOver {
+  take(check?: () => void): EnginePath;
+}
+
+/** A routing thread's side of the help: asking the others, and answering them. */
+export class HelpDesk {
+  private readonly jobs: BroadcastChannel;
+  private readonly replies: BroadcastChannel;
+  private readonly to = new Map<string, BroadcastChannel>();
+  /** Answers read off the channel before they were asked for (a thread may have two jobs out). */
+  private readonly early = new Map<number, EnginePath>();
+  private seq = 0;
+  private graph: RoadGraph;
+
+  constructor(
+    private readonly init: HelpInit,
+    private readonly slot: number,
+    graph: RoadGraph,
+  ) {
+    this.graph = graph;
+    this.jobs = new BroadcastChannel(`${init.channel}:${slot}:job`);
+    this.jobs.onmessage = (e) => this.help((e as { data: Job }).data);
+    this.replies = new BroadcastChannel(`${init.channel}:${slot}:reply`);
+    // neither channel may keep the thread alive: the pool decides when it ends
+    (this.jobs as unknown as { unref(): void }).unref();
+    (this.replies as unknown as { unref(): void }).unref();
+    Atomics.store(init.words, 3 * slot + STATE, IDLE);
+  }
+
+  /** A reload: jobs for another graph are left to their asker. */
+  use(graph: RoadGraph): void {
+    this.graph = graph;
+  }
+
+  /** This thread runs a query of its own until `idle()`: nobody may claim it meanwhile. */
+  running(): void {
+    Atomics.compareExchange(this.init.words, 3 * this.slot + STATE, IDLE, RUNNING);
+  }
+
+  idle(): void {
+    Atomics.compareExchange(this.init.words, 3 * this.slot + STATE, RUNNING, IDLE);
+    this.early.clear();
+  }
+
+  /** Hands `p` to an idle routing thread, or answers undefined (none is idle, or the path is short). */
+  handOver(p: RoutePath, label: string, overview: Overview, locale: 'en' | 'ar'): HandedOver | undefined {
+    if (p.n < (this.init.minPieces ?? HAND_OVER_MIN_PIECES)) return undefined;
+    const words = this.init.words,
+      threads = words.length / 3;
+    for (let k = 1; k < threads; k++) {
+      const helper = (this.slot + k) % threads;
+      const seq = this.nextSeq();
+      if (Atomics.compareExchange(words, 3 * helper + STATE, IDLE, seq) !== IDLE) continue;
+      const job: Job = {
+        seq,
+        from: this.slot,
+        buildId: this.graph.meta.buildId,
+        p: compact(p),
+        label,
+        overview,
+        locale,
+      };
+      this.channelTo(helper).postMessage(job);
+      return { take: (check) => this.take(helper, job, check) };
+    }
+    return undefined;
+  }
+
+  close(): void {
+    this.jobs.close();
+    this.replies.close();
+    for (const c of this.to.values()) c.close();
+  }
+
+  private take(helper: number, job: Job, check?: () => void): EnginePath {
+    const words = this.init.words;
+    // not taken up yet: revoked, written here
+    if (Atomics.compareExchange(words, 3 * helper + STATE, job.seq, IDLE) === job.seq) return write(this.graph, job);
+    const until = performance.now() + GIVE_UP_MS;
+    for (;;) {
+      const got = this.early.get(job.seq) ?? this.receive(job.seq);
+      if (got) return got;
+      if (performance.now() > until) return write(this.graph, job); // the helper died with it
+      check?.();
+      const replies = 3 * this.slot + REPLIES;
+      Atomics.wait(words, replies, Atomics.load(words, replies), 1);
+    }
+  }
+
+  /** Reads the answers posted so far; answers `seq`'s when among them (keeps the others for later). */
+  private receive(seq: number): EnginePath | undefined {
+    let found: EnginePath | undefined;
+    for (;;) {
+      const m = receiveMessageOnPort(this.replies as unknown as Parameters<typeof receiveMessageOnPort>[0]);
+      if (!m) return found;
+      const r = m.message as Reply;
+      if (r.seq === seq) found = r.path;
+      else this.early.set(r.seq, r.path);
+    }
+  }
+
+  /** The helper's side: writes the path unless the claim was revoked (or the job is for another graph). */
+  private help(job: Job): void {
+    const words = this.init.words,
+      state = 3 * this.slot + STATE;
+    if (job.buildId !== this.graph.meta.buildId) return; // left claimed: the asker revokes and writes it
+    if (Atomics.compareExchange(words, state, job.seq, WORKING) !== job.seq) return;
+    let path: EnginePath | undefined;
+    try {
+      path = write(this.graph, job);
+    } finally {
+      if (path) {
+        this.channelReplyTo(job.from).postMessage({ seq: job.seq, path } satisfies Reply);
+        Atomics.add(words, 3 * this.slot + WRITTEN, 1);
+      }
+      Atomics.store(words, state, IDLE);
+      Atomics.add(words, 3 * job.from + REPLIES, 1);
+      Atomics.notify(words, 3 * job.from + REPLIES);
+    }
+  }
+
+  /** Job numbers are unique across threads (slot in the low byte) and never IDLE or negative. */
+  private nextSeq(): number {
+    this.seq = (this.seq + 1) & 0x3fffff;
+    return ((this.seq || 1) << 8) | this.slot;
+  }
+
+  private channelTo(slot: number): BroadcastChannel {
+    return this.channel(`${this.init.channel}:${slot}:job`);
+  }
+
+  private channelReplyTo(slot: number): BroadcastChannel {
+    return this.channel(`${this.init.channel}:${slot}:reply`);
+  }
+
+  private channel(name: string): BroadcastChannel {
+    let c = this.to.get(name);
+    if (!c) {
+      c = new BroadcastChannel(name);
+      (c as unknown as { unref(): void }).unref();
+      this.to.set(name, c);
+    }
+    return c;
+  }
+}
+
+/** The path's record, its maneuvers included, as BuiltinEngine.routeSync writes it. */
+const write = (g: RoadGraph, j: Job): EnginePath =>
+  pathRecord(g, j.p, j.label, j.overview, maneuvers(g, j.p, j.locale));
+
+/** The path with arrays of its own length (a path's arrays are views of larger ones, which a message would copy). */
+function compact(p: RoutePath): RoutePath {
+  const n = p.n;
+  return {
+    ...p,
+    chain: p.chain.slice(0, n),
+    say: p.say.slice(0, n),
+    dev: p.dev.slice(0, n),
+    way: p.way.slice(0, n),
+    node: p.node.slice(0, n),
+    dist: p.dist.slice(0, n),
+    time: p.time.slice(0, n),
+    pts: p.pts.slice(0, 2 * n + 2),
+    edges: new Uint32Array(0), // overlap tests are the asker's
+  };
+}

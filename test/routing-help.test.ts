@@ -1,0 +1,167 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { roadsImporter } from '../src/import/roads-importer.js';
+import { BuiltinEngine } from '../src/routing/builtin-engine.js';
+import { GRAPH_FILE, loadGraph, type RoadGraph } from '../src/routing/graph.js';
+import { maneuvers } from '../src/routing/maneuvers.js';
+import type { RoutePath } from '../src/routing/path.js';
+import { HelpDesk, helpWords, pathsShared, type HelpInit } from '../src/routing/route-help.js';
+import { PooledRouter } from '../src/routing/route-pool.js';
+import { encodeLeg, pathRecord } from '../src/routing/route-record.js';
+import { LIECHTENSTEIN_PBF } from './helpers/fixtures.js';
+
+/**
+ * Routing threads writing paths of each other's answers (route-help.ts), on the Liechtenstein import: the answer is
+ * the same bytes whoever wrote which path, a claim the helper has not taken up is revoked and written by the asker,
+ * and an asker whose helper never answers writes the path itself instead of hanging.
+ */
+describe('routing threads sharing an answer', () => {
+  let dir: string;
+  let g: RoadGraph;
+  let engine: BuiltinEngine;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svcmaps-route-help-'));
+    await roadsImporter.run(LIECHTENSTEIN_PBF, dir, () => {}, new AbortController().signal);
+    g = loadGraph(join(dir, GRAPH_FILE), { shared: true });
+    engine = new BuiltinEngine(g, { snapMaxMeters: 1500 });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Pairs of points where the route has two alternatives. */
+  const PAIRS = [
+    [47.157, 9.5081, 47.2175, 9.5237],
+    [47.1648, 9.5196, 47.2108, 9.517],
+    [47.2129, 9.5183, 47.1845, 9.5479],
+    [47.1115, 9.5381, 47.1523, 9.4992],
+    [47.177, 9.5462, 47.2282, 9.5175],
+    [47.2521, 9.5737, 47.2165, 9.5233],
+    [47.2176, 9.5679, 47.2123, 9.5145],
+    [47.1747, 9.5404, 47.2277, 9.5481],
+    [47.2113, 9.5231, 47.2238, 9.5084],
+    [47.2295, 9.5477, 47.1866, 9.5459],
+    [47.1647, 9.5121, 47.249, 9.5676],
+    [47.1485, 9.5146, 47.1168, 9.5471],
+  ];
+  const pairs = (count: number) =>
+    PAIRS.slice(0, count).map(([a, b, c, d]) => [
+      { lat: a!, lng: b! },
+      { lat: c!, lng: d! },
+    ]);
+  const opts = { alternatives: 2, locale: 'en' as const, overview: 'simplified' as const };
+
+  it('a pool whose threads write each other paths answers the bytes one thread writes alone', async () => {
+    const pool = new PooledRouter(g, {
+      snapMaxMeters: 1500,
+      threads: 2,
+      queue: 8,
+      timeoutMs: 10_000,
+      testHandOverMinPieces: 0, // every path, however short, is offered
+    });
+    try {
+      await pool.whenWarm(); // a thread still starting is not asked to help
+      let alternatives = 0;
+      for (const [a, b] of pairs(12)) {
+        const here = engine.routeSync(a!, b!, opts);
+        const there = await pool.route(a!, b!, { ...opts, locale: 'en' });
+        expect(here.kind).toBe('ok');
+        if (here.kind !== 'ok' || there.kind !== 'ok') throw new Error('unroutable');
+        alternatives += here.paths.length - 1;
+        expect(there.encoded!.equals(encodeLeg(engine.name, here.paths))).toBe(true);
+      }
+      // the idle thread wrote the primary of each route (and the last alternative when it was idle again)
+      expect(alternatives).toBe(24);
+      expect(pool.stats!.helped).toBeGreaterThanOrEqual(12);
+      // two queries at once: each thread runs its own, and answers its own bytes
+      const two = pairs(2);
+      const both = await Promise.all(two.map(([a, b]) => pool.route(a!, b!, opts)));
+      for (const [k, r] of both.entries()) {
+        const here = engine.routeSync(two[k]![0]!, two[k]![1]!, opts);
+        if (r.kind !== 'ok' || here.kind !== 'ok') throw new Error('unroutable');
+        expect(r.encoded!.equals(encodeLeg(engine.name, here.paths))).toBe(true);
+      }
+    } finally {
+      pool.close();
+    }
+  });
+
+  describe('the desk', () => {
+    let init: HelpInit;
+    let asker: HelpDesk;
+    let helper: HelpDesk;
+    let path: RoutePath;
+    let alone: Buffer;
+    beforeAll(() => {
+      const [a, b] = pairs(1)[0]!;
+      path = engine.paths(a!, b!, 0)![0]!;
+      alone = Buffer.from(pathRecord(g, path, 'Fastest', 'simplified', maneuvers(g, path, 'en')).json);
+    });
+    // Both desks on this thread: the helper takes a job up only when the event loop runs (a tick after it is posted).
+    const desks = () => {
+      init = { words: helpWords(2), channel: `test-${Math.random()}`, minPieces: 0 };
+      asker = new HelpDesk(init, 0, g);
+      helper = new HelpDesk(init, 1, g);
+    };
+    const tick = () => new Promise((r) => setTimeout(r, 20));
+    const close = () => {
+      asker.close();
+      helper.close();
+    };
+
+    it('a job taken up is written by the helper; one not taken up yet is revoked and written by the asker', async () => {
+      desks();
+      try {
+        const handed = asker.handOver(path, 'Fastest', 'simplified', 'en')!;
+        expect(handed).toBeDefined();
+        // claimed: nobody else may hand it a job meanwhile
+        expect(asker.handOver(path, 'Fastest', 'simplified', 'en')).toBeUndefined();
+        await tick();
+        expect(pathsShared(init.words)).toBe(1);
+        expect(Buffer.from(handed.take().json).equals(alone)).toBe(true);
+
+        const revoked = asker.handOver(path, 'Fastest', 'simplified', 'en')!;
+        expect(Buffer.from(revoked.take().json).equals(alone)).toBe(true); // before the helper ran
+        await tick();
+        expect(pathsShared(init.words)).toBe(1); // the helper dropped the revoked job
+        // and it is free again
+        expect(asker.handOver(path, 'Fastest', 'simplified', 'en')).toBeDefined();
+      } finally {
+        close();
+      }
+    });
+
+    it('a helper running its own query is not asked; short paths are not offered', () => {
+      desks();
+      try {
+        helper.running();
+        expect(asker.handOver(path, 'Fastest', 'simplified', 'en')).toBeUndefined();
+        helper.idle();
+        init.minPieces = path.n + 1;
+        expect(asker.handOver(path, 'Fastest', 'simplified', 'en')).toBeUndefined();
+      } finally {
+        close();
+      }
+    });
+
+    it('a job for another graph is left to the asker; a helper that never answers is given up on', async () => {
+      desks();
+      try {
+        helper.use({ ...g, meta: { ...g.meta, buildId: 'another import' } });
+        const stale = asker.handOver(path, 'Fastest', 'simplified', 'en')!;
+        await tick();
+        expect(Buffer.from(stale.take().json).equals(alone)).toBe(true);
+        expect(pathsShared(init.words)).toBe(0);
+
+        helper.close(); // takes the job up (as far as the words say) and dies before it answers
+        const lost = asker.handOver(path, 'Fastest', 'simplified', 'en')!;
+        Atomics.store(init.words, 3, -2);
+        const t0 = performance.now();
+        expect(Buffer.from(lost.take().json).equals(alone)).toBe(true);
+        expect(performance.now() - t0).toBeLessThan(2000);
+      } finally {
+        asker.close();
+      }
+    });
+  });
+});
