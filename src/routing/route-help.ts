@@ -11,8 +11,10 @@ import type { EnginePath } from './types.js';
  * query, then the alternatives) and then, per path, its maneuvers and its line written out as JSON: ~0.7 ms a path
  * at 600 copies, a third of the answer for three paths. While a thread searches for alternatives, an idle routing
  * thread can write the primary path; once the alternatives are found, it writes one of them while the searching
- * thread writes another. With requests one at a time on 2 cores this takes ~1.3 ms off a ~5 ms answer; when every
- * routing thread is busy with its own query, nobody is idle to ask, and a thread writes all its paths itself.
+ * thread writes another. Two of the three paths move off the searching thread (~1.4 ms), but the search slows while
+ * the other core reads memory too: at 600 copies, one long route at a time on 2 cores, answers take 0.88x as long
+ * (bench:routing-pool). When every routing thread is busy with its own query nobody is idle to ask, and a thread
+ * writes all its paths itself.
  *
  * Shared words, three per thread (`words[3 * slot + k]`):
  * - state: IDLE; RUNNING its own query; WORKING on a job; ABSENT (not started yet); or the number of a job someone
@@ -25,8 +27,9 @@ import type { EnginePath } from './types.js';
  *
  * A claim the helper has not taken up yet when the asker wants the result is revoked (job number -> IDLE) and the
  * asker writes the path itself: a helper busy with a query the pool gave it just before is never waited for. A
- * helper that took a job up always answers, unless it dies: the asker then gives up after `GIVE_UP_MS` and writes
- * the path itself. Answers are the same bytes either way (the same code over the same graph).
+ * helper that took a job up always answers (with the path, or handing it back), unless it dies: the asker then
+ * gives up after `GIVE_UP_MS` and writes the path itself. Answers are the same bytes either way (the same code over
+ * the same graph).
  */
 const STATE = 0,
   REPLIES = 1,
@@ -78,7 +81,8 @@ interface Job {
 
 interface Reply {
   seq: number;
-  path: EnginePath;
+  /** Absent when the helper handed the job back. */
+  path?: EnginePath;
 }
 
 /** A path another thread writes: `take()` gives its record, written there or (revoked, given up) here. */
@@ -91,8 +95,8 @@ export class HelpDesk {
   private readonly jobs: BroadcastChannel;
   private readonly replies: BroadcastChannel;
   private readonly to = new Map<string, BroadcastChannel>();
-  /** Answers read off the channel before they were asked for (a thread may have two jobs out). */
-  private readonly early = new Map<number, EnginePath>();
+  /** Answers read before they were asked for (a thread may have two jobs out), until the end of the query. */
+  private readonly early = new Map<number, Reply>();
   private seq = 0;
   private graph: RoadGraph;
 
@@ -105,13 +109,19 @@ export class HelpDesk {
     this.jobs = new BroadcastChannel(`${init.channel}:${slot}:job`);
     this.jobs.onmessage = (e) => this.help((e as { data: Job }).data);
     this.replies = new BroadcastChannel(`${init.channel}:${slot}:reply`);
+    // An asker reads its answers synchronously (receive), but one that comes while this thread is back in its event
+    // loop would be dispatched there and lost: kept instead (a late answer after a give-up, desks sharing a thread).
+    this.replies.onmessage = (e) => {
+      const r = (e as { data: Reply }).data;
+      this.early.set(r.seq, r);
+    };
     // neither channel may keep the thread alive: the pool decides when it ends
     (this.jobs as unknown as { unref(): void }).unref();
     (this.replies as unknown as { unref(): void }).unref();
     Atomics.store(init.words, 3 * slot + STATE, IDLE);
   }
 
-  /** A reload: jobs for another graph are left to their asker. */
+  /** A reload: jobs for another graph are handed back to their asker. */
   use(graph: RoadGraph): void {
     this.graph = graph;
   }
@@ -163,7 +173,7 @@ export class HelpDesk {
     const until = performance.now() + GIVE_UP_MS;
     for (;;) {
       const got = this.early.get(job.seq) ?? this.receive(job.seq);
-      if (got) return got;
+      if (got) return got.path ?? write(this.graph, job); // handed back without a path
       if (performance.now() > until) return write(this.graph, job); // the helper died with it
       check?.();
       const replies = 3 * this.slot + REPLIES;
@@ -172,35 +182,37 @@ export class HelpDesk {
   }
 
   /** Reads the answers posted so far; answers `seq`'s when among them (keeps the others for later). */
-  private receive(seq: number): EnginePath | undefined {
-    let found: EnginePath | undefined;
+  private receive(seq: number): Reply | undefined {
+    let found: Reply | undefined;
     for (;;) {
       const m = receiveMessageOnPort(this.replies as unknown as Parameters<typeof receiveMessageOnPort>[0]);
       if (!m) return found;
       const r = m.message as Reply;
-      if (r.seq === seq) found = r.path;
-      else this.early.set(r.seq, r.path);
+      if (r.seq === seq) found = r;
+      else this.early.set(r.seq, r);
     }
   }
 
-  /** The helper's side: writes the path unless the claim was revoked (or the job is for another graph). */
+  /**
+   * The helper's side: writes the path unless the claim was revoked. A job for another graph (a reload under way)
+   * is handed back without a path, as is one whose writing failed: the asker writes it (and meets the error).
+   */
   private help(job: Job): void {
     const words = this.init.words,
       state = 3 * this.slot + STATE;
-    if (job.buildId !== this.graph.meta.buildId) return; // left claimed: the asker revokes and writes it
-    if (Atomics.compareExchange(words, state, job.seq, WORKING) !== job.seq) return;
+    const mine = job.buildId === this.graph.meta.buildId;
+    if (Atomics.compareExchange(words, state, job.seq, mine ? WORKING : IDLE) !== job.seq) return; // revoked
     let path: EnginePath | undefined;
     try {
-      path = write(this.graph, job);
-    } finally {
-      if (path) {
-        this.channelReplyTo(job.from).postMessage({ seq: job.seq, path } satisfies Reply);
-        Atomics.add(words, 3 * this.slot + WRITTEN, 1);
-      }
-      Atomics.store(words, state, IDLE);
-      Atomics.add(words, 3 * job.from + REPLIES, 1);
-      Atomics.notify(words, 3 * job.from + REPLIES);
+      if (mine) path = write(this.graph, job);
+    } catch {
+      path = undefined;
     }
+    this.channelReplyTo(job.from).postMessage({ seq: job.seq, path } satisfies Reply);
+    if (path) Atomics.add(words, 3 * this.slot + WRITTEN, 1);
+    if (mine) Atomics.store(words, state, IDLE);
+    Atomics.add(words, 3 * job.from + REPLIES, 1);
+    Atomics.notify(words, 3 * job.from + REPLIES);
   }
 
   /** Job numbers are unique across threads (slot in the low byte) and never IDLE or negative. */
