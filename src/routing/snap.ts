@@ -15,7 +15,8 @@ const M_PER_DEG_LON_EQ = 111_320;
 /**
  * Nearest segment within `maxMeters`, searched ring by ring in the grid (stops once the ring is farther than the
  * best hit). Segments of tiny components (car-park islands) are used only when no real road is in range, so a
- * point next to a car park still routes from the street network.
+ * point next to a car park still routes from the street network. A segment in several cells is measured again in
+ * each (cheaper than remembering it): the same distance never displaces the first hit.
  */
 export function snapPoint(g: RoadGraph, lat: number, lon: number, maxMeters: number): Snap | undefined {
   const { minLat, minLon, cell, rows, cols } = g.meta.grid;
@@ -25,11 +26,13 @@ export function snapPoint(g: RoadGraph, lat: number, lon: number, maxMeters: num
   const r0 = Math.floor((lat - minLat) / cell),
     c0 = Math.floor((lon - minLon) / cell);
   const maxRing = Math.ceil(maxMeters / cellM) + 1;
-  let best: Snap | undefined, bestTiny: Snap | undefined;
-  const seen = new Set<number>();
+  let best = -1,
+    bestM = Infinity,
+    tiny = -1,
+    tinyM = Infinity;
   for (let ring = 0; ring <= maxRing; ring++) {
     // Points in ring k are at least (k-1) cells away: stop when that already exceeds the best real-road hit.
-    if (best && (ring - 1) * cellM > best.meters) break;
+    if (best >= 0 && (ring - 1) * cellM > bestM) break;
     for (let r = r0 - ring; r <= r0 + ring; r++) {
       if (r < 0 || r >= rows) continue;
       for (let c = c0 - ring; c <= c0 + ring; c++) {
@@ -38,22 +41,33 @@ export function snapPoint(g: RoadGraph, lat: number, lon: number, maxMeters: num
         const cellId = r * cols + c;
         for (let i = g.cellFirst[cellId]!; i < g.cellFirst[cellId + 1]!; i++) {
           const s = g.cellSeg[i]!;
-          if (seen.has(s)) continue;
-          seen.add(s);
-          const hit = project(g, s, lat, lon, kx, ky);
-          if (hit.meters > maxMeters) continue;
-          if (g.segTiny[s]) {
-            if (!bestTiny || hit.meters < bestTiny.meters) bestTiny = hit;
-          } else if (!best || hit.meters < best.meters) best = hit;
+          const m = measure(g, s, lat, lon, kx, ky, undefined);
+          if (m > maxMeters) continue;
+          if (!g.segTiny[s]) {
+            if (m < bestM) {
+              best = s;
+              bestM = m;
+            }
+          } else if (m < tinyM) {
+            tiny = s;
+            tinyM = m;
+          }
         }
       }
     }
   }
-  return best ?? bestTiny;
+  const s = best >= 0 ? best : tiny;
+  if (s < 0) return undefined;
+  const snap: Snap = { seg: s, t: 0, lat: 0, lon: 0, meters: 0 };
+  measure(g, s, lat, lon, kx, ky, snap);
+  return snap;
 }
 
-/** Projection of the point on segment s in a local equirectangular frame (exact enough below a few km). */
-function project(g: RoadGraph, s: number, lat: number, lon: number, kx: number, ky: number): Snap {
+/**
+ * The distance in metres from the point to segment s, projected in a local equirectangular frame (exact enough below
+ * a few km); with `into`, the projection too.
+ */
+function measure(g: RoadGraph, s: number, lat: number, lon: number, kx: number, ky: number, into?: Snap): number {
   const a = g.segA[s]!,
     b = g.segB[s]!;
   const ax = (g.lon[a]! - lon) * kx,
@@ -64,13 +78,12 @@ function project(g: RoadGraph, s: number, lat: number, lon: number, kx: number, 
     dy = by - ay;
   const len2 = dx * dx + dy * dy;
   const t = len2 > 0 ? Math.min(1, Math.max(0, -(ax * dx + ay * dy) / len2)) : 0;
-  const px = ax + t * dx,
-    py = ay + t * dy;
-  return {
-    seg: s,
-    t,
-    lat: g.lat[a]! + t * (g.lat[b]! - g.lat[a]!),
-    lon: g.lon[a]! + t * (g.lon[b]! - g.lon[a]!),
-    meters: Math.hypot(px, py),
-  };
+  const meters = Math.hypot(ax + t * dx, ay + t * dy);
+  if (into) {
+    into.t = t;
+    into.lat = g.lat[a]! + t * (g.lat[b]! - g.lat[a]!);
+    into.lon = g.lon[a]! + t * (g.lon[b]! - g.lon[a]!);
+    into.meters = meters;
+  }
+  return meters;
 }
