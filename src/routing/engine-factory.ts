@@ -112,4 +112,5 @@ const routerOptions = (cfg: RoutingConfig, hooks: RoutingTestHooks): PooledRoute
   timeoutMs: cfg.timeout_ms,
   testDelayMs: hooks.testDelayMs,
   help: cfg.share_paths,
+  warmRoutes: cfg.warm_routes,
 });
