@@ -62,7 +62,7 @@ describe('routing threads sharing an answer', () => {
     try {
       await pool.whenWarm(); // a thread still starting is not asked to help
       let alternatives = 0;
-      for (const [a, b] of [...pairs(12), ...pairs(12)]) {
+      for (const [a, b] of pairs(12)) {
         const here = engine.routeSync(a!, b!, opts);
         const there = await pool.route(a!, b!, { ...opts, locale: 'en' });
         expect(here.kind).toBe('ok');
@@ -70,11 +70,9 @@ describe('routing threads sharing an answer', () => {
         alternatives += here.paths.length - 1;
         expect(there.encoded!.equals(encodeLeg(engine.name, here.paths))).toBe(true);
       }
-      // The idle thread took up some of the paths offered (the primary of each route, the last alternative of
-      // those with two). How many depends on how soon it wakes: a job it has not taken up when the asker is done
-      // with its own paths is revoked (the desk tests below go through each case).
-      expect(alternatives).toBe(48);
-      expect(pool.stats!.helped).toBeGreaterThan(0);
+      // the idle thread wrote the primary of each route (and the last alternative when it was idle again)
+      expect(alternatives).toBe(24);
+      expect(pool.stats!.helped).toBeGreaterThanOrEqual(12);
       // two queries at once: each thread runs its own, and answers its own bytes
       const two = pairs(2);
       const both = await Promise.all(two.map(([a, b]) => pool.route(a!, b!, opts)));
@@ -83,33 +81,6 @@ describe('routing threads sharing an answer', () => {
         if (r.kind !== 'ok' || here.kind !== 'ok') throw new Error('unroutable');
         expect(r.encoded!.equals(encodeLeg(engine.name, here.paths))).toBe(true);
       }
-    } finally {
-      pool.close();
-    }
-  });
-
-  it('threads warming up at start answer a query sent meanwhile after one warm-up answer at most', async () => {
-    const pool = new PooledRouter(g, {
-      snapMaxMeters: 1500,
-      threads: 2,
-      queue: 8,
-      timeoutMs: 10_000,
-      warmRoutes: 5000,
-    });
-    try {
-      await pool.whenWarm(); // set up: each thread now runs its warm-up, one answer per event-loop turn
-      const cpu0 = process.cpuUsage();
-      await new Promise((r) => setTimeout(r, 300));
-      expect(process.cpuUsage(cpu0).user / 1000).toBeGreaterThan(100); // the threads are busy with it, unasked
-      const [[a, b]] = pairs(1);
-      const t0 = performance.now();
-      const r = await pool.route(a, b, opts);
-      const ms = performance.now() - t0;
-      const here = engine.routeSync(a, b, opts);
-      if (r.kind !== 'ok' || here.kind !== 'ok') throw new Error('unroutable');
-      expect(r.encoded!.equals(encodeLeg(engine.name, here.paths))).toBe(true);
-      // 5,000 warm-up answers take seconds here; the query waited for the one under way
-      expect(ms).toBeLessThan(500);
     } finally {
       pool.close();
     }

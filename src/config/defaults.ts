@@ -102,8 +102,6 @@ export interface RoutingConfig {
   queue: number;
   /** An idle routing thread writes paths of another's answer (routing/route-help.ts); false: each writes its own. */
   share_paths: boolean;
-  /** Answers each routing thread runs at start between random nodes, to have its code optimised (0 = none). */
-  warm_routes: number;
 }
 
 /** One admission lane's budget: how many jobs may wait, and how long one may wait to start (0 = sized from the machine). */
@@ -190,7 +188,6 @@ export const DEFAULTS: Config = {
     threads: 0,
     queue: 64,
     share_paths: true,
-    warm_routes: 200,
   },
   admission: {
     interactive: { queue: 0, wait_ms: 5000 },

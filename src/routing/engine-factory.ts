@@ -112,5 +112,4 @@ const routerOptions = (cfg: RoutingConfig, hooks: RoutingTestHooks): PooledRoute
   timeoutMs: cfg.timeout_ms,
   testDelayMs: hooks.testDelayMs,
   help: cfg.share_paths,
-  warmRoutes: cfg.warm_routes,
 });

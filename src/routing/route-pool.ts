@@ -15,8 +15,6 @@ export interface RouteInit {
   testDelayMs?: number;
   /** How the threads write each other's paths (route-help.ts); absent with one thread. */
   help?: HelpInit;
-  /** Answers each thread runs once set up, so its code is optimised before real queries need it (route-worker.ts). */
-  warmRoutes?: number;
 }
 
 export interface RouteTask extends Pick<RouteOptions, 'alternatives' | 'locale' | 'overview'> {
@@ -43,8 +41,6 @@ export interface PooledRouterOptions {
   help?: boolean;
   /** Test hook only (see HelpInit.minPieces). */
   testHandOverMinPieces?: number;
-  /** Answers each thread runs at start (RouteInit.warmRoutes); 0 = none. */
-  warmRoutes?: number;
 }
 
 /**
@@ -166,7 +162,6 @@ export class PooledRouter implements RoutingEngine {
       snapMaxMeters: this.opts.snapMaxMeters,
       testDelayMs: this.opts.testDelayMs,
       help: this.help,
-      warmRoutes: this.opts.warmRoutes,
     };
   }
 }
