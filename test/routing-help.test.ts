@@ -62,7 +62,7 @@ describe('routing threads sharing an answer', () => {
     try {
       await pool.whenWarm(); // a thread still starting is not asked to help
       let alternatives = 0;
-      for (const [a, b] of pairs(12)) {
+      for (const [a, b] of [...pairs(12), ...pairs(12)]) {
         const here = engine.routeSync(a!, b!, opts);
         const there = await pool.route(a!, b!, { ...opts, locale: 'en' });
         expect(here.kind).toBe('ok');
@@ -70,9 +70,11 @@ describe('routing threads sharing an answer', () => {
         alternatives += here.paths.length - 1;
         expect(there.encoded!.equals(encodeLeg(engine.name, here.paths))).toBe(true);
       }
-      // the idle thread wrote the primary of each route (and the last alternative when it was idle again)
-      expect(alternatives).toBe(24);
-      expect(pool.stats!.helped).toBeGreaterThanOrEqual(12);
+      // The idle thread took up some of the paths offered (the primary of each route, the last alternative of
+      // those with two). How many depends on how soon it wakes: a job it has not taken up when the asker is done
+      // with its own paths is revoked (the desk tests below go through each case).
+      expect(alternatives).toBe(48);
+      expect(pool.stats!.helped).toBeGreaterThan(0);
       // two queries at once: each thread runs its own, and answers its own bytes
       const two = pairs(2);
       const both = await Promise.all(two.map(([a, b]) => pool.route(a!, b!, opts)));
