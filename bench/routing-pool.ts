@@ -15,7 +15,7 @@ import type { LatLng } from '../src/core/geo.js';
 import type { RouteOptions } from '../src/routing/types.js';
 import { loadBuilt } from './built.js';
 import { pct, prng } from './routing-stats.js';
-import { readLayout } from './synth.js';
+import { countryPairs, readLayout } from './synth.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -32,38 +32,9 @@ if (!args.graph || !args.layout)
 
 const { loadGraph } = await loadBuilt<typeof import('../src/routing/graph.js')>('routing/graph.js');
 const { PooledRouter } = await loadBuilt<typeof import('../src/routing/route-pool.js')>('routing/route-pool.js');
-const { haversineMeters } = await loadBuilt<typeof import('../src/core/geo.js')>('core/geo.js');
 const layout = readLayout(args.layout.replace(/\.layout\.json$/, ''));
 
-const rnd = prng(2026);
-const pick = <T>(a: T[]) => a[Math.floor(rnd() * a.length)]!;
-const copy = () => Math.floor(rnd() * layout.copies);
-const point = (k: number): LatLng => {
-  const [x, y] = pick(layout.roadSamples);
-  const [dx, dy] = layout.offsets[k]!;
-  return { lat: y + dy + (rnd() - 0.5) * 0.0004, lng: x + dx + (rnd() - 0.5) * 0.0004 };
-};
-const half = (layout.cols * layout.W) / 2;
-function long(): [LatLng, LatLng] {
-  for (;;) {
-    const a = copy(),
-      b = copy();
-    const [ax, ay] = layout.offsets[a]!,
-      [bx, by] = layout.offsets[b]!;
-    if (Math.hypot(ax - bx, ay - by) >= half) return [point(a), point(b)];
-  }
-}
-function local(): [LatLng, LatLng] {
-  for (;;) {
-    const c = copy(),
-      a = point(c);
-    for (let i = 0; i < 200; i++) {
-      const b = point(c),
-        d = haversineMeters(a, b);
-      if (d >= 2000 && d <= 5000) return [a, b];
-    }
-  }
-}
+const pairs = countryPairs(layout, prng(2026));
 
 const graph = loadGraph(args.graph, { shared: true });
 const opts = { snapMaxMeters: 1500, threads: Number(args.threads), queue: 64, timeoutMs: 10_000 };
@@ -73,7 +44,7 @@ await Promise.all([alone.whenWarm(), shared.whenWarm()]);
 const ask: RouteOptions = { alternatives: 2, locale: 'en', overview: 'simplified' };
 
 for (let i = 0; i < Number(args.warm); i++) {
-  const p = i % 2 ? long() : local();
+  const p = i % 2 ? pairs.long() : pairs.local();
   await alone.route(...p, ask);
   await shared.route(...p, ask);
 }
@@ -99,7 +70,10 @@ async function compare(kind: string, n: number, pair: () => [LatLng, LatLng]): P
   );
 }
 
-const rows = [await compare('long', Number(args.long), long), await compare('local', Number(args.local), local)];
+const rows = [
+  await compare('long', Number(args.long), () => pairs.long()),
+  await compare('local', Number(args.local), () => pairs.local()),
+];
 const helped = shared.stats?.helped ?? 0;
 alone.close();
 shared.close();

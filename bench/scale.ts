@@ -43,7 +43,7 @@ import { RENDER_DB } from '../src/store/render/schema.js';
 import type { ReadyLine } from './lifecycle.js';
 import { KeptAlive } from './raw-get.js';
 import { pct, prng } from './routing-stats.js';
-import { importStage, readLayout, syntheticCountry, type StageResult } from './synth.js';
+import { countryPairs, importStage, readLayout, syntheticCountry, type StageResult } from './synth.js';
 
 const HERE = import.meta.dirname;
 const args = process.argv.slice(2);
@@ -148,49 +148,6 @@ interface DirectionsBody {
 }
 type Answer = { ms: number; outcome: string; routes: number; km: number };
 
-/** Road points of the synthetic country: a sample road node of copy k, moved by up to ~20 m. */
-function pairs(rnd: () => number) {
-  const seen = new Set<string>();
-  const pick = <T>(a: T[]) => a[Math.floor(rnd() * a.length)]!;
-  const point = (k: number): LatLng => {
-    const [x, y] = pick(layout.roadSamples);
-    const [dx, dy] = layout.offsets[k]!;
-    return { lat: y + dy + (rnd() - 0.5) * 0.0004, lng: x + dx + (rnd() - 0.5) * 0.0004 };
-  };
-  const distinct = (a: LatLng, b: LatLng) => {
-    const key = [a.lat, a.lng, b.lat, b.lng].map((v) => v.toFixed(5)).join();
-    return !seen.has(key) && !!seen.add(key);
-  };
-  const half = (layout.cols * layout.W) / 2; // degrees
-  const k = () => Math.floor(rnd() * layout.copies);
-  return {
-    /** Endpoints in two copies whose offsets are at least half the country's width apart (in degrees). */
-    long(): [LatLng, LatLng] {
-      for (;;) {
-        const a = k(),
-          b = k();
-        const [ax, ay] = layout.offsets[a]!,
-          [bx, by] = layout.offsets[b]!;
-        if (Math.hypot(ax - bx, ay - by) < half) continue;
-        const p: [LatLng, LatLng] = [point(a), point(b)];
-        if (distinct(...p)) return p;
-      }
-    },
-    /** Both endpoints in one copy, 2 to 5 km apart. */
-    local(): [LatLng, LatLng] {
-      for (;;) {
-        const c = k(),
-          a = point(c);
-        for (let i = 0; i < 200; i++) {
-          const b = point(c),
-            d = haversineMeters(a, b);
-          if (d >= 2000 && d <= 5000 && distinct(a, b)) return [a, b];
-        }
-      }
-    },
-  };
-}
-
 async function serve(env: Record<string, string> = {}) {
   // A fresh store each run: with --keep, an earlier run's warm answer cache (SQLite, kept 7 days) would answer the
   // same seeded routes and searches instead of the engines.
@@ -251,7 +208,7 @@ async function serve(env: Record<string, string> = {}) {
     };
 
     const rnd = prng(2026);
-    const p = pairs(rnd);
+    const p = countryPairs(layout, rnd);
     for (let first = p.long(); ;) {
       const a = await route(first);
       if (a.outcome === 'route') break;

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { haversineMeters, type LatLng } from '../src/core/geo.js';
 
 const HERE = import.meta.dirname;
 
@@ -60,4 +61,50 @@ export function importStage(stage: string, pbf: string, dataDir: string, memoryB
     return undefined;
   }
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as StageResult;
+}
+
+/**
+ * Distinct seeded route ends in the synthetic country: road points (a sample road node of copy k, moved by up to
+ * ~20 m), `long` between copies far apart, `local` inside one copy.
+ */
+export function countryPairs(layout: Layout, rnd: () => number) {
+  const seen = new Set<string>();
+  const pick = <T>(a: T[]) => a[Math.floor(rnd() * a.length)]!;
+  const point = (k: number): LatLng => {
+    const [x, y] = pick(layout.roadSamples);
+    const [dx, dy] = layout.offsets[k]!;
+    return { lat: y + dy + (rnd() - 0.5) * 0.0004, lng: x + dx + (rnd() - 0.5) * 0.0004 };
+  };
+  const distinct = (a: LatLng, b: LatLng) => {
+    const key = [a.lat, a.lng, b.lat, b.lng].map((v) => v.toFixed(5)).join();
+    return !seen.has(key) && !!seen.add(key);
+  };
+  const half = (layout.cols * layout.W) / 2; // degrees
+  const k = () => Math.floor(rnd() * layout.copies);
+  return {
+    /** Endpoints in two copies whose offsets are at least half the country's width apart (in degrees). */
+    long(): [LatLng, LatLng] {
+      for (;;) {
+        const a = k(),
+          b = k();
+        const [ax, ay] = layout.offsets[a]!,
+          [bx, by] = layout.offsets[b]!;
+        if (Math.hypot(ax - bx, ay - by) < half) continue;
+        const p: [LatLng, LatLng] = [point(a), point(b)];
+        if (distinct(...p)) return p;
+      }
+    },
+    /** Both endpoints in one copy, 2 to 5 km apart. */
+    local(): [LatLng, LatLng] {
+      for (;;) {
+        const c = k(),
+          a = point(c);
+        for (let i = 0; i < 200; i++) {
+          const b = point(c),
+            d = haversineMeters(a, b);
+          if (d >= 2000 && d <= 5000 && distinct(a, b)) return [a, b];
+        }
+      }
+    },
+  };
 }
