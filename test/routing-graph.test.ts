@@ -19,6 +19,7 @@ import { writeGraphFile } from '../src/routing/graph-file.js';
 import { LIECHTENSTEIN_PBF } from './helpers/fixtures.js';
 import { pathManeuvers } from '../src/routing/route-record.js';
 import { costsBothWays, snapOnSegment } from './helpers/road-seeds.js';
+import { snapPoint } from '../src/routing/snap.js';
 
 describe('car profile', () => {
   it('parses maxspeed in km/h and mph; zone values fall back to the class default', () => {
@@ -289,6 +290,41 @@ describe('contraction hierarchy', () => {
         if (c.chains < Infinity) reachable++;
       }
       expect(reachable).toBeGreaterThan(330);
+      // Snapping finds what measuring every segment finds: the nearest real road within reach, else the nearest
+      // tiny-component segment, else nothing (points up to ~1.5 km off a road, so some are out of reach).
+      const nearest = (lat: number, lon: number, max: number) => {
+        const kx = 111_320 * Math.cos((lat * Math.PI) / 180),
+          ky = 110_574;
+        const best = [Infinity, Infinity]; // real, tiny
+        for (let x = 0; x < g.segA.length; x++) {
+          const [ax, ay, bx, by] = [g.segA[x]!, g.segB[x]!].flatMap((v) => [
+            (g.lon[v]! - lon) * kx,
+            (g.lat[v]! - lat) * ky,
+          ]);
+          const dx = bx! - ax!,
+            dy = by! - ay!,
+            l2 = dx * dx + dy * dy;
+          const t = l2 > 0 ? Math.min(1, Math.max(0, -(ax! * dx + ay! * dy) / l2)) : 0;
+          const d = Math.hypot(ax! + t * dx, ay! + t * dy);
+          const k = g.segTiny[x] ? 1 : 0;
+          if (d <= max && d < best[k]!) best[k] = d;
+        }
+        return best[0]! < Infinity ? best[0] : best[1]! < Infinity ? best[1] : undefined;
+      };
+      let missed = 0;
+      for (let i = 0; i < 300; i++) {
+        const s = Math.floor(rnd() * g.segA.length);
+        const off = (i % 3 === 0 ? 0.03 : 0.003) * (rnd() - 0.5);
+        const lat = g.lat[g.segA[s]!]! + off,
+          lon = g.lon[g.segA[s]!]! + (rnd() - 0.5) * 2 * Math.abs(off);
+        const got = snapPoint(g, lat, lon, 500),
+          want = nearest(lat, lon, 500);
+        if (want === undefined) {
+          missed++;
+          expect(got).toBeUndefined();
+        } else expect(got?.meters).toBeCloseTo(want, 6);
+      }
+      expect(missed).toBeGreaterThan(5); // the out-of-reach case was exercised
       // Numbered along the roads (locality.ts): most edges lead to the next or previous node id (a third did when
       // numbered by OSM id), and each node's up and down edges in the hierarchy are one run of edge ids.
       let near = 0;
