@@ -226,4 +226,21 @@ describe('answer cache warm tier', () => {
     expect(cold.getBytes('leg')).toEqual({ value: bytes, tier: 'memory' }); // promoted
     db.close();
   });
+
+  it("hot-tier-only answers (the built-in router's legs) are neither written to SQLite nor read from it", () => {
+    const db = openDb(join(dir, 'c.db'));
+    const repo = new AnswerCacheRepo(db);
+    const bytes = Buffer.from([7, 8, 9]);
+    const first = new AnswerCache(new HotTier(2 ** 20), repo, silentLogger, 0);
+    first.setBytes('local', bytes, false);
+    first.setBytes('upstream', bytes);
+    first.flush();
+    expect(first.getBytes('local', false)).toEqual({ value: bytes, tier: 'memory' });
+    expect(repo.get('local')).toBeUndefined();
+    expect(repo.get('upstream')).toEqual(bytes);
+    const cold = new AnswerCache(new HotTier(2 ** 20), repo, silentLogger, 0);
+    expect(cold.getBytes('upstream', false)).toBeUndefined(); // in SQLite, but not looked up there
+    expect(cold.getBytes('local')).toBeUndefined();
+    db.close();
+  });
 });

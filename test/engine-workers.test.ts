@@ -21,7 +21,7 @@ import { search } from '../src/places/search.js';
 import { AnswerCacheRepo } from '../src/store/answer-cache-repo.js';
 import { openDb } from '../src/store/db.js';
 import { PLACES_FILE } from '../src/store/places/schema.js';
-import { errorCode, startServer, type TestServer } from './helpers/app.js';
+import { errorCode, startServer, storedRouteLegs, type TestServer } from './helpers/app.js';
 import { MONACO_PBF } from './helpers/fixtures.js';
 
 // Engine work runs in worker threads: a slow route (the router's test hook keeps its thread busy for SLOW_MS
@@ -86,6 +86,9 @@ describe('routing in worker threads', () => {
     // warm-up: the routing thread has started and answers (slowly); the tile is in the hot tier
     expect((await (await s.post('/maps/v1/directions', body(), H)).json()).data.source).toBe('fresh');
     expect((await s.get('/maps/v1/tiles/3/4/2.png', H)).status).toBe(200);
+    // the built-in router's legs are kept in memory only (RoutingEngine.local), never in SQLite
+    await new Promise((r) => setTimeout(r, 200));
+    expect(storedRouteLegs(dir)).toBe(0);
   });
   afterAll(async () => {
     await s?.close();

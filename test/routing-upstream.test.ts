@@ -7,7 +7,7 @@ import type { EnginePath, RoutingEngine } from '../src/routing/types.js';
 import { graphhopperEngine } from '../src/routing/upstream/graphhopper.js';
 import { osrmEngine } from '../src/routing/upstream/osrm.js';
 import { valhallaEngine } from '../src/routing/upstream/valhalla.js';
-import { errorCode, startServer } from './helpers/app.js';
+import { errorCode, startServer, storedRouteLegs } from './helpers/app.js';
 import { pathLine, pathManeuvers } from '../src/routing/route-record.js';
 
 // Recorded-shape response bodies of OSRM, Valhalla and GraphHopper served by a local HTTP server.
@@ -146,6 +146,9 @@ describe('directions through an upstream engine (config routing.engine)', () => 
       expect(a.routes).toHaveLength(2);
       const b = (await (await s.post('/maps/v1/directions', body, H)).json()).data;
       expect(b).toMatchObject({ source: 'memory', engine: 'osrm', distance_meters: a.distance_meters });
+      // an upstream route (a network round trip) is kept in SQLite too, once the cache flushes (every 50 ms here)
+      await new Promise((r) => setTimeout(r, 200));
+      expect(storedRouteLegs(s.dataDir)).toBe(1);
       mode = 'slow';
       const other = { ...body, dest_lat: 43.7335 };
       const d = (await (await s.post('/maps/v1/directions', { ...other, max_wait_ms: 100 }, H)).json()).data;

@@ -44,10 +44,10 @@ export class AnswerCache {
     this.keep(key, Buffer.from(text), text);
   }
 
-  /** An answer as bytes (UTF-8 JSON, or a binary form such as a cached route leg). */
-  getBytes(key: string): { value: Buffer; tier: Tier } | undefined {
+  /** An answer as bytes (UTF-8 JSON, or a binary form such as a cached route leg); `warm` false: the hot tier only. */
+  getBytes(key: string, warm = true): { value: Buffer; tier: Tier } | undefined {
     const h = this.hot.get(key);
-    if (h) return { value: h, tier: 'memory' };
+    if (h || !warm) return h && { value: h, tier: 'memory' };
     let stored = this.pending.get(key);
     try {
       stored ??= this.warm.get(key);
@@ -60,16 +60,17 @@ export class AnswerCache {
     return { value, tier: 'sqlite' };
   }
 
-  setBytes(key: string, value: Buffer): void {
-    this.keep(key, value, value);
+  /** `warm` false: kept in the hot tier only. */
+  setBytes(key: string, value: Buffer, warm = true): void {
+    this.keep(key, value, value, warm);
   }
 
   /** JSON answers reach SQLite as text, others as a BLOB. */
-  private keep(key: string, bytes: Buffer, stored: string | Buffer): void {
+  private keep(key: string, bytes: Buffer, stored: string | Buffer, warm = true): void {
     this.hot.set(key, bytes);
     // A long route's answer is hundreds of KB: written to SQLite on the event loop, a second's worth of them held
     // every request for 100+ ms, and the file grew by that much per route. Such answers stay in the hot tier only.
-    if (bytes.length > WARM_MAX_BYTES) return;
+    if (!warm || bytes.length > WARM_MAX_BYTES) return;
     this.pending.set(key, stored);
     if (this.pending.size >= 5000) this.flush();
   }

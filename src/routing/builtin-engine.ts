@@ -25,6 +25,7 @@ export interface BuiltinOptions {
  * same shared graph.
  */
 export class BuiltinEngine implements RoutingEngine {
+  readonly local = true;
   readonly name = 'svc';
   private readonly q: CHQuery;
   private readonly check: CHQuery;

@@ -15,8 +15,9 @@ const TIMED_OUT = Symbol('timed out');
  * `tier` becomes the response's `source`.
  */
 export interface RouteCache {
-  getBytes(key: string): { value: Buffer; tier: 'memory' | 'sqlite' } | undefined;
-  setBytes(key: string, value: Buffer): void;
+  /** `warm` false: the hot tier only (see RoutingEngine.local). */
+  getBytes(key: string, warm?: boolean): { value: Buffer; tier: 'memory' | 'sqlite' } | undefined;
+  setBytes(key: string, value: Buffer, warm?: boolean): void;
 }
 
 interface LegAnswer {
@@ -136,7 +137,8 @@ export class DirectionsService {
     const { engine, cache } = this.d;
     const opts = { alternatives, locale: r.locale, overview: r.overview };
     const key = routeKey(engine, a, b, r.coarseOrigin, opts);
-    const hit = cache?.getBytes(key);
+    const warm = !engine.local;
+    const hit = cache?.getBytes(key, warm);
     const cached = hit && decodeLeg(hit.value);
     if (cached?.paths.length) return { paths: cached.paths, source: hit!.tier, engine: cached.engine };
     // The requester's signal goes with the query: once the client is gone (or the whole-request timeout answered)
@@ -145,7 +147,7 @@ export class DirectionsService {
       (res) => {
         // An engine that already encoded the leg (the routing threads) hands over the buffer the cache keeps.
         if (res.kind === 'ok' && res.paths.length)
-          cache?.setBytes(key, res.encoded ?? encodeLeg(engine.name, res.paths));
+          cache?.setBytes(key, res.encoded ?? encodeLeg(engine.name, res.paths), warm);
         return res;
       },
       (e: unknown) => {

@@ -52,6 +52,7 @@ export interface PooledRouterOptions {
  */
 export class PooledRouter implements RoutingEngine {
   readonly name = 'svc';
+  readonly local = true;
   private pool: WorkerPool | undefined;
   private closed = false;
   private help: HelpInit | undefined;

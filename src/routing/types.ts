@@ -61,6 +61,12 @@ export interface RoutingEngine {
   /** Changes when the engine's answers may change (a new graph import, another upstream URL): part of cache keys. */
   readonly version?: string;
   route(from: LatLng, to: LatLng, opts: RouteOptions): Promise<EngineResult>;
+  /**
+   * Answers from data on this machine in milliseconds (the built-in router): its routes are cached in memory only.
+   * Reading one back from SQLite would save less than it costs, and writing every distinct route there would grow
+   * the store by ~10 KB a route. An upstream engine's routes (a network round trip each) go to SQLite too.
+   */
+  readonly local?: boolean;
   /** Starts threads or connections ahead of the first query (optional). */
   start?(): void;
   /**

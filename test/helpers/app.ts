@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,4 +81,14 @@ export async function startPlacesServer(
 ): Promise<TestServer> {
   await ensurePlacesDb(dataDir);
   return startServer({ ...config, data_dir: dataDir }, { ...overrides, places: undefined });
+}
+
+/** How many route legs a data directory's SQLite store holds (the answer cache's warm tier; read-only, WAL). */
+export function storedRouteLegs(dataDir: string): number {
+  const db = new Database(join(dataDir, 'svcmaps.db'), { readonly: true });
+  try {
+    return (db.prepare(`SELECT count(*) AS n FROM answer_cache WHERE key LIKE 'route4:%'`).get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
 }
