@@ -280,8 +280,14 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     });
     if (closed) return engine.close?.();
     directions.setEngine(engine);
-    // routes are real from the first routing thread; `loaded` and /readyz wait for every one of them
+    // Routes are real from the first routing thread; `loaded` and /readyz wait for every one of them, then for their
+    // warm-up, which starts once the places threads are up too (its CPU would slow their start, and a first route).
     await engine.whenWarm?.();
+    if (config.routing.warm_routes > 0 && engine.warmUp) {
+      for (const until = Date.now() + 60_000; !closed && threads && !threads.warm && Date.now() < until;)
+        await new Promise((r) => setTimeout(r, 50));
+      if (!closed) await engine.warmUp(config.routing.warm_routes);
+    }
     routingState = state;
   };
   const roadsLoaded = builtinRouting

@@ -200,6 +200,23 @@ describe('routing deadlines and reload', () => {
     }
   });
 
+  it('the routing threads warm up before the server says ready; the warm-up caches nothing', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'svcmaps-engine-warm-'));
+    await roadsImporter.run(MONACO_PBF, d, () => undefined, new AbortController().signal);
+    const s = await startServer({ data_dir: d, routing: { threads: 2, warm_routes: 30 } }); // awaits `loaded`
+    try {
+      const engine = s.app.services.directions.engine as PooledRouter;
+      expect(engine.stats).toMatchObject({ completed: 30, active: 0 });
+      expect((await s.get('/readyz')).status).toBe(200);
+      expect(s.app.services.hotTier().answers.entries).toBe(0);
+      const H = { 'X-API-Key': s.key().key };
+      expect((await (await s.post('/maps/v1/directions', body(), H)).json()).data).toMatchObject({ source: 'fresh' });
+    } finally {
+      await s.close();
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+
   it('reload swaps a new graph into the running routing threads', async () => {
     const d = mkdtempSync(join(tmpdir(), 'svcmaps-engine-reload-'));
     const s = await startServer({ data_dir: d, routing: { threads: 2 } });

@@ -88,6 +88,32 @@ describe('routing threads sharing an answer', () => {
     }
   });
 
+  it('a warm-up runs its routes in the threads, stops at its time bound or on close, and changes no answer', async () => {
+    const pool = new PooledRouter(g, { snapMaxMeters: 1500, threads: 2, queue: 8, timeoutMs: 10_000 });
+    try {
+      await pool.whenWarm();
+      await pool.warmUp(40);
+      expect(pool.stats).toMatchObject({ completed: 40, active: 0, queued: 0 });
+      const t0 = performance.now();
+      await pool.warmUp(1_000_000, 100);
+      expect(performance.now() - t0).toBeLessThan(2000); // stopped at 100 ms, after the routes under way
+      expect(pool.stats!.completed).toBeGreaterThan(40);
+      for (const [a, b] of pairs(4)) {
+        const here = engine.routeSync(a!, b!, opts);
+        const there = await pool.route(a!, b!, opts);
+        if (here.kind !== 'ok' || there.kind !== 'ok') throw new Error('unroutable');
+        expect(there.encoded!.equals(encodeLeg(engine.name, here.paths))).toBe(true);
+      }
+      const running = pool.warmUp(1_000_000, 60_000);
+      setTimeout(() => pool.close(), 50);
+      const t1 = performance.now();
+      await running;
+      expect(performance.now() - t1).toBeLessThan(2000);
+    } finally {
+      pool.close();
+    }
+  });
+
   describe('the desk', () => {
     let init: HelpInit;
     let asker: HelpDesk;

@@ -102,6 +102,8 @@ export interface RoutingConfig {
   queue: number;
   /** An idle routing thread writes paths of another's answer (routing/route-help.ts); false: each writes its own. */
   share_paths: boolean;
+  /** Routes the routing threads answer once everything else is up, before /readyz says ready (0 = none). */
+  warm_routes: number;
 }
 
 /** One admission lane's budget: how many jobs may wait, and how long one may wait to start (0 = sized from the machine). */
@@ -188,6 +190,7 @@ export const DEFAULTS: Config = {
     threads: 0,
     queue: 64,
     share_paths: true,
+    warm_routes: 400,
   },
   admission: {
     interactive: { queue: 0, wait_ms: 5000 },

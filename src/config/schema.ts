@@ -65,6 +65,7 @@ export const CONFIG_SCHEMA = obj({
     threads: int(0, 256),
     queue: int(0, 100_000),
     share_paths: { type: 'boolean' },
+    warm_routes: int(0, 100_000),
   }),
   tiles: obj({
     origin: { enum: ['render', 'xyz', 'mbtiles', 'none'] },

@@ -23,6 +23,8 @@ export interface RouteTask extends Pick<RouteOptions, 'alternatives' | 'locale' 
 }
 
 const ROUTING_NICE = 15;
+/** A warm-up (PooledRouter.warmUp) stops after this long, done or not: a busy machine still gets its answers soon. */
+const WARM_UP_MAX_MS = 3000;
 
 /** A routing thread's answer: the paths in one buffer (route-record.ts encodeLeg), moved rather than copied. */
 export type RouteAnswer = { kind: 'ok'; leg: Uint8Array } | { kind: 'unroutable' };
@@ -114,6 +116,39 @@ export class PooledRouter implements RoutingEngine {
 
   whenWarm(): Promise<boolean> {
     return this.whenReady(60_000, true);
+  }
+
+  /**
+   * Up to `routes` routes between road nodes picked at random, local (nearby node ids are nearby roads: locality.ts)
+   * and across the graph in turn, both locales, some with the full line, one query per thread at a time and for at
+   * most `maxMs`. Until V8 has compiled and optimised the routing code, answers take longer and the compiling takes
+   * the other core: at 600 copies the first ~200 long routes after start cost ~1 ms more each. A real query waits at
+   * most for the warm-up query its thread is running. The answers go nowhere (not to the route cache); they count in
+   * the routing threads' metrics like any query.
+   */
+  async warmUp(routes: number, maxMs = WARM_UP_MAX_MS): Promise<void> {
+    const g = this.graph,
+      nodes = g.lat.length;
+    if (routes <= 0 || nodes < 2) return;
+    const until = performance.now() + maxMs;
+    let seed = 20261126,
+      left = routes;
+    const rnd = () => (seed = Math.imul(seed, 48271) >>> 0) / 2 ** 32;
+    const node = (v: number) => ({ lat: g.lat[v]!, lng: g.lon[v]! });
+    const one = async () => {
+      while (left > 0 && !this.closed && performance.now() < until) {
+        const k = left--;
+        const u = Math.floor(rnd() * nodes);
+        const v = k % 2 ? Math.floor(rnd() * nodes) : Math.min(nodes - 1, u + Math.floor(rnd() * 2000));
+        const opts = {
+          alternatives: 2,
+          locale: k % 4 < 2 ? 'en' : 'ar',
+          overview: k % 5 ? 'simplified' : 'full',
+        } as const;
+        await this.route(node(u), node(v), opts).catch(() => undefined); // unroutable pairs warm up too
+      }
+    };
+    await Promise.all(Array.from({ length: this.threads }, one));
   }
 
   async route(from: LatLng, to: LatLng, opts: RouteOptions): Promise<EngineResult> {

@@ -74,6 +74,11 @@ export interface RoutingEngine {
    * others take cores from it): /readyz waits for it. Absent = nothing to wait for.
    */
   whenWarm?(): Promise<unknown>;
+  /**
+   * Runs up to `routes` queries of its own (their answers dropped) so the code real queries run is compiled and
+   * optimised before they come; resolves when done (optional).
+   */
+  warmUp?(routes: number): Promise<void>;
   /** Reload: takes over `next`'s data in place and answers true, or false when `next` must replace this engine. */
   adopt?(next: RoutingEngine): boolean;
   /** Releases threads and files (optional); called when the engine is replaced or the app closes. */

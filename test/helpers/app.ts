@@ -28,7 +28,9 @@ export async function startServer(
   const dataDir = (config.data_dir as string) ?? mkdtempSync(join(tmpdir(), 'svcmaps-test-'));
   // Tests get the empty places engine unless they ask for the real one (startPlacesServer): loading the gazetteer
   // index costs a second per server.
-  const app = createApp(configWith({ port: 0, ...config, data_dir: dataDir }), {
+  // No routing warm-up unless a test asks for one: it would hold `loaded` for up to 3 s per server.
+  const routing = { warm_routes: 0, ...(config.routing as Record<string, unknown> | undefined) };
+  const app = createApp(configWith({ port: 0, ...config, routing, data_dir: dataDir }), {
     log: silentLogger,
     meterFlushMs: 50,
     places: emptyPlaces,
