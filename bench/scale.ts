@@ -156,7 +156,7 @@ async function serve(env: Record<string, string> = {}) {
   const since = () => Math.round(performance.now() - t0);
   const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'serve-app.ts'), dataDir], {
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, ...env },
+    env: { ...process.env, BENCH_ANNOUNCE: 'listening', ...env },
   });
   process.once('exit', () => child.kill('SIGKILL'));
   const announced = new Promise<string>((res, rej) => {
@@ -165,8 +165,9 @@ async function serve(env: Record<string, string> = {}) {
   });
   announced.catch(() => {}); // awaited below; an early exit also fails the port polling
   try {
-    // /livez and /readyz need no key: polled on the port the server listens on before it announces (serve-app waits
-    // for the road graph before it prints its line); the key for routes and searches comes with that line.
+    // /livez and /readyz need no key: polled on the port the server listens on, found in /proc. The key for routes
+    // and searches comes with serve-app's line, printed as soon as it listens (BENCH_ANNOUNCE=listening), so the
+    // first route is tried while the road graph still loads.
     let port: number | undefined;
     while ((port = listeningPort(child.pid!)) === undefined) {
       if (child.exitCode !== null) throw new Error(`serve-app exited early (${child.exitCode})`);

@@ -6,7 +6,7 @@
  * (or, with BENCH_LOG=<file>, the production request log written to that file, e.g. /dev/null, so its cost is
  * measured too), 127.0.0.1 and a free port. Limits are raised so the
  * benchmark measures their cost, never their effect.
- * Prints {"port", "apiKey"} on stdout when ready.
+ * Prints {"port", "apiKey"} on stdout when ready (with BENCH_ANNOUNCE=listening, as soon as it listens).
  */
 import { openSync } from 'node:fs';
 import { announce, stopWith } from './lifecycle.js';
@@ -42,5 +42,7 @@ const key = app.services.keyAdmin.create({
   daily: 1_000_000_000,
 });
 const server = await app.listen();
-await app.loaded; // the road graph loads in the background: routes are real from the first measured request
+// The road graph loads in the background (then the routing threads warm up): routes are real from the first measured
+// request. BENCH_ANNOUNCE=listening announces at once instead, for a benchmark that times the start-up itself.
+if (process.env.BENCH_ANNOUNCE !== 'listening') await app.loaded;
 announce({ port: server.port, apiKey: key.key });

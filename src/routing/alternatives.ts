@@ -44,13 +44,10 @@ export function viaAlternatives(
   // Accepted routes: their packed paths (for the shared ends), their chains and the set of them (for the exact
   // overlap, built when a later candidate gets that far: a hash set sized by the route, no per-node or per-edge
   // scratch memory in every routing thread).
+  const seeds = [0, 0];
+  const primaryPacked = q.packed(meet, seeds);
   const accepted: Array<{ packed: number[]; edges: Uint32Array; s: ChainSeed; t: ChainSeed; set?: IntSet }> = [
-    {
-      packed: q.packed(meet),
-      edges: primary.edges,
-      s: seedAt(ends.S, q.seedF(meet)),
-      t: seedAt(ends.T, q.seedB(meet)),
-    },
+    { packed: primaryPacked, edges: primary.edges, s: seedAt(ends.S, seeds[0]!), t: seedAt(ends.T, seeds[1]!) },
   ];
   // The roads between the snapped points and the seeds' junctions, shared by routes from the same seeds.
   const seedsShared = (a: { s: ChainSeed; t: ChainSeed }, s: ChainSeed, t: ChainSeed) =>
@@ -60,16 +57,17 @@ export function viaAlternatives(
   for (const v of q.meetNodes) {
     if (seen.has(v)) continue;
     seen.add(v);
-    const c = q.distF(v) + q.distB(v);
-    if (c > bestCost * MAX_STRETCH || (c <= bestCost + 1 && isOnPrimary(v))) continue;
-    const sNode = q.seedF(v),
-      tNode = q.seedB(v);
+    const dF = q.distF(v),
+      dB = q.distB(v);
+    if (dF + dB > bestCost * MAX_STRETCH || (dF + dB <= bestCost + 1 && isOnPrimary(v))) continue;
+    const packed = q.packed(v, seeds);
+    const sNode = seeds[0]!,
+      tNode = seeds[1]!;
     const s = seedAt(ends.S, sNode),
       t = seedAt(ends.T, tNode);
     // travel time of the via path's whole road edges (the seeds' offsets are their roads and the partial first
     // and last pieces)
-    const cost = q.distF(v) - q.distF(sNode) + q.distB(v) - q.distB(tNode) + s.roadsMs + t.roadsMs;
-    const packed = q.packed(v);
+    const cost = dF - q.distF(sNode) + dB - q.distB(tNode) + s.roadsMs + t.roadsMs;
     const sharedLB = q.sharedEnds(packed, accepted[0]!.packed) + seedsShared(accepted[0]!, s, t);
     if (sharedLB < MAX_SHARE * cost) cands.push({ v, sNode, tNode, s, t, cost, packed, rank: 2 * cost + sharedLB });
   }
@@ -216,26 +214,28 @@ function shared(g: RoadGraph, chains: Uint32Array, other: IntSet): number {
  * candidate is tested without unpacking it.
  */
 function locallyOptimal(check: CHQuery, q: CHQuery, v: number, sNode: number, T: number): boolean {
-  const before = q.distF(v) - q.distF(sNode); // v's position: cost from the source seed
-  // i: the last node at or before position `before - T/2`, in the forward half
+  const atSource = q.distF(sNode),
+    before = q.distF(v) - atSource; // v's position: cost from the source seed
+  // i: the last node at or before position `before - T/2`, in the forward half (e: the tree edge into y)
   const iTarget = before - T / 2;
   let iNode = v,
     iPos = before;
-  for (let y = v; iPos > iTarget && q.parF(y) >= 0;) {
-    const x = q.parentF(y),
-      px = q.distF(x) - q.distF(sNode);
-    if (px <= iTarget) [iNode, iPos] = q.lastWithin(q.parF(y), iTarget - px, px);
+  for (let y = v, e = q.parF(y); iPos > iTarget && e >= 0; e = q.parF(y)) {
+    const x = q.tail(e),
+      px = q.distF(x) - atSource;
+    if (px <= iTarget) [iNode, iPos] = q.lastWithin(e, iTarget - px, px);
     else [iNode, iPos] = [x, px];
     y = x;
   }
   // j: the first node at or after position `before + T/2`, in the backward half (or the target seed)
-  const jTarget = T / 2;
+  const jTarget = T / 2,
+    toTarget = q.distB(v);
   let jNode = v,
     jPos = 0;
-  for (let y = v; jPos < jTarget && q.parB(y) >= 0;) {
-    const x = q.parentB(y),
-      px = q.distB(v) - q.distB(x);
-    if (px >= jTarget) [jNode, jPos] = q.firstFrom(q.parB(y), jTarget - jPos, jPos);
+  for (let y = v, e = q.parB(y); jPos < jTarget && e >= 0; e = q.parB(y)) {
+    const x = q.head(e),
+      px = toTarget - q.distB(x);
+    if (px >= jTarget) [jNode, jPos] = q.firstFrom(e, jTarget - jPos, jPos);
     else [jNode, jPos] = [x, px];
     y = x;
   }

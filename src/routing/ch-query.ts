@@ -217,36 +217,54 @@ export class CHQuery {
     return false;
   }
 
-  /** v's parent in the forward search tree (call only when parF(v) >= 0). */
-  parentF(v: number): number {
-    return this.ch.chTail[this.fwd.par(v)]!;
+  /** Tail and head of CH edge e. */
+  tail(e: number): number {
+    return this.ch.chTail[e]!;
+  }
+  head(e: number): number {
+    return this.ch.chHead[e]!;
   }
 
-  /** v's parent in the backward search tree (call only when parB(v) >= 0). */
-  parentB(v: number): number {
-    return this.ch.chHead[this.bwd.par(v)]!;
-  }
+  // The walks down the search trees look each node up once (a hash-table probe in SearchSpace): a long route's
+  // alternatives walk the trees of ~65 via nodes, and looking each node up three times was most of that.
 
   /** The source seed the forward search tree leads back to from v. */
   seedF(v: number): number {
-    while (this.fwd.par(v) >= 0) v = this.parentF(v);
+    for (let e = this.fwd.par(v); e >= 0; e = this.fwd.par(v)) v = this.ch.chTail[e]!;
     return v;
   }
 
   /** The target seed the backward search tree leads to from v. */
   seedB(v: number): number {
-    while (this.bwd.par(v) >= 0) v = this.parentB(v);
+    for (let e = this.bwd.par(v); e >= 0; e = this.bwd.par(v)) v = this.ch.chHead[e]!;
     return v;
   }
 
-  /** The CH edges of the path source -> v -> target through the last run's search trees, in driving order. */
-  packed(v: number): number[] {
-    const { fwd: F, bwd: B, ch } = this;
+  /**
+   * The CH edges of the path source -> v -> target through the last run's search trees, in driving order; with
+   * `seeds`, the seeds it starts and ends at (seedF(v), seedB(v)) go into seeds[0] and seeds[1].
+   */
+  packed(v: number, seeds?: number[]): number[] {
     const out: number[] = [];
-    for (let x = v; F.par(x) >= 0; x = ch.chTail[F.par(x)]!) out.push(F.par(x));
+    const s = this.walk(v, out);
     out.reverse();
-    for (let x = v; B.par(x) >= 0; x = ch.chHead[B.par(x)]!) out.push(B.par(x));
+    const t = this.walk(v, out, true);
+    if (seeds) {
+      seeds[0] = s;
+      seeds[1] = t;
+    }
     return out;
+  }
+
+  /** Appends the tree edges from v to its seed (the backward tree's with `back`) to `out`; returns the seed. */
+  private walk(v: number, out: number[], back = false): number {
+    const S = back ? this.bwd : this.fwd,
+      end = back ? this.ch.chHead : this.ch.chTail;
+    for (let e = S.par(v); e >= 0; e = S.par(v)) {
+      out.push(e);
+      v = end[e]!;
+    }
+    return v;
   }
 
   /**
@@ -320,12 +338,11 @@ export class CHQuery {
    * ShortcutUnpacker.roads: breadth first, reusing the roads of CH edges already unpacked since the last run).
    */
   unpack(meet: number): Uint32Array {
-    const { fwd: F, bwd: B, ch } = this;
     const packed = this.packedScratch;
     packed.length = 0;
-    for (let v = meet; F.par(v) >= 0; v = ch.chTail[F.par(v)]!) packed.push(F.par(v));
+    this.walk(meet, packed);
     packed.reverse();
-    for (let v = meet; B.par(v) >= 0; v = ch.chHead[B.par(v)]!) packed.push(B.par(v));
+    this.walk(meet, packed, true);
     return this.unpacker.roads(packed);
   }
 
