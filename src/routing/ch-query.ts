@@ -107,8 +107,13 @@ export class CHQuery {
           u = qF.pop()!;
         if (d > F.dist(u)) continue;
         if (++this.steps % CHECK_EVERY === 0) this.interrupt?.();
-        if (B.has(u)) {
-          consider(u);
+        // d is F.dist(u) here: one probe of the other search's table says whether they meet, and for how much
+        const met = d + B.dist(u);
+        if (met < Infinity) {
+          if (met < best) {
+            best = met;
+            meet = u;
+          }
           if (full) this.meetNodes.push(u);
         }
         if (core && ch.rank[u]! >= this.coreStart) continue; // core entry: expanded in phase 2
@@ -124,8 +129,12 @@ export class CHQuery {
           u = qB.pop()!;
         if (d > B.dist(u)) continue;
         if (++this.steps % CHECK_EVERY === 0) this.interrupt?.();
-        if (F.has(u)) {
-          consider(u);
+        const met = d + F.dist(u);
+        if (met < Infinity) {
+          if (met < best) {
+            best = met;
+            meet = u;
+          }
           if (full) this.meetNodes.push(u);
         }
         if (core && ch.rank[u]! >= this.coreStart) continue;
