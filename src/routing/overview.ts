@@ -16,10 +16,12 @@ export const DEFAULT_OVERVIEW: Overview = 'simplified';
 const EXTENT_SHARE = 1 / 2048;
 
 /**
- * Scratch for the radial pass's candidates, their kept marks and the split stack, grown to the longest line so far
+ * Scratch for the radial pass's candidates (their indices, and their coordinates on the flat map, side by side so
+ * the splitting pass reads them in order), their kept marks and the split stack, grown to the longest line so far
  * (one line at a time a thread).
  */
 let candidates = new Uint32Array(1 << 14);
+let candXY = new Float64Array(1 << 15);
 let keptMark = new Uint8Array(1 << 14);
 let stack = new Uint32Array(1 << 15);
 
@@ -85,22 +87,32 @@ export function routeLine(
 function simplify(pts: Float64Array, count: number, c: number, tol: number): Uint32Array {
   const tol2 = tol * tol;
   // pass 1: radial
-  if (candidates.length < count) candidates = new Uint32Array(Math.max(count, 2 * candidates.length));
-  const cand = candidates;
+  if (candidates.length < count) {
+    candidates = new Uint32Array(Math.max(count, 2 * candidates.length));
+    candXY = new Float64Array(2 * candidates.length);
+  }
+  const cand = candidates,
+    xy = candXY;
   let m = 0;
-  cand[m++] = 0;
   let lx = pts[0]! * c,
     ly = pts[1]!;
+  cand[m] = 0;
+  xy[2 * m] = lx;
+  xy[2 * m++ + 1] = ly;
   for (let i = 1; i < count - 1; i++) {
     const x = pts[2 * i]! * c,
       y = pts[2 * i + 1]!;
     if ((x - lx) * (x - lx) + (y - ly) * (y - ly) > tol2) {
-      cand[m++] = i;
+      cand[m] = i;
+      xy[2 * m] = x;
+      xy[2 * m++ + 1] = y;
       lx = x;
       ly = y;
     }
   }
-  cand[m++] = count - 1;
+  cand[m] = count - 1;
+  xy[2 * m] = pts[2 * (count - 1)]! * c;
+  xy[2 * m++ + 1] = pts[2 * (count - 1) + 1]!;
   // pass 2: Douglas-Peucker over the candidates, iteratively (a stack of [first, last] candidate positions)
   if (keptMark.length < m) keptMark = new Uint8Array(Math.max(m, 2 * keptMark.length));
   if (stack.length < 2 * m) stack = new Uint32Array(Math.max(2 * m, 2 * stack.length));
@@ -114,16 +126,16 @@ function simplify(pts: Float64Array, count: number, c: number, tol: number): Uin
   while (top > 0) {
     const last = stack[--top]!,
       first = stack[--top]!;
-    const ax = pts[2 * cand[first]!]! * c,
-      ay = pts[2 * cand[first]! + 1]!,
-      dx = pts[2 * cand[last]!]! * c - ax,
-      dy = pts[2 * cand[last]! + 1]! - ay,
+    const ax = xy[2 * first]!,
+      ay = xy[2 * first + 1]!,
+      dx = xy[2 * last]! - ax,
+      dy = xy[2 * last + 1]! - ay,
       l2 = dx * dx + dy * dy;
     let far = -1,
       farD = tol2;
     for (let k = first + 1; k < last; k++) {
-      const px = pts[2 * cand[k]!]! * c - ax,
-        py = pts[2 * cand[k]! + 1]! - ay;
+      const px = xy[2 * k]! - ax,
+        py = xy[2 * k + 1]! - ay;
       // squared distance to the chord as a segment (a line may double back past its ends)
       const t = l2 > 0 ? Math.min(1, Math.max(0, (px * dx + py * dy) / l2)) : 0;
       const ex = px - t * dx,
