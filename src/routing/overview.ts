@@ -94,25 +94,25 @@ function simplify(pts: Float64Array, count: number, c: number, tol: number): Uin
   const cand = candidates,
     xy = candXY;
   let m = 0;
+  const add = (i: number, x: number, y: number) => {
+    cand[m] = i;
+    xy[2 * m] = x;
+    xy[2 * m + 1] = y;
+    m++;
+  };
   let lx = pts[0]! * c,
     ly = pts[1]!;
-  cand[m] = 0;
-  xy[2 * m] = lx;
-  xy[2 * m++ + 1] = ly;
+  add(0, lx, ly);
   for (let i = 1; i < count - 1; i++) {
     const x = pts[2 * i]! * c,
       y = pts[2 * i + 1]!;
     if ((x - lx) * (x - lx) + (y - ly) * (y - ly) > tol2) {
-      cand[m] = i;
-      xy[2 * m] = x;
-      xy[2 * m++ + 1] = y;
+      add(i, x, y);
       lx = x;
       ly = y;
     }
   }
-  cand[m] = count - 1;
-  xy[2 * m] = pts[2 * (count - 1)]! * c;
-  xy[2 * m++ + 1] = pts[2 * (count - 1) + 1]!;
+  add(count - 1, pts[2 * (count - 1)]! * c, pts[2 * (count - 1) + 1]!);
   // pass 2: Douglas-Peucker over the candidates, iteratively (a stack of [first, last] candidate positions)
   if (keptMark.length < m) keptMark = new Uint8Array(Math.max(m, 2 * keptMark.length));
   if (stack.length < 2 * m) stack = new Uint32Array(Math.max(2 * m, 2 * stack.length));
