@@ -1,7 +1,8 @@
 /**
  * Country scale, one table. A synthetic country (bench/synth.ts: N copies of the Liechtenstein extract) is imported
  * stage by stage (roads, places, render) into one data directory, each stage in its own process (wall seconds, peak
- * RSS). Then the real server (bench/serve-app.ts) starts on it: ms from spawn until /livez answers 200, until /readyz
+ * RSS). Then `svcmaps serve` starts on it (ms from spawn to /livez and /readyz, then it stops), and the benchmark's
+ * server (bench/serve-app.ts, the same app with a key of its own): ms from spawn until /livez answers 200, until /readyz
  * does ("n/a" while the route does not exist) and until the first real route (not the degraded straight line);
  * server RSS after start and after the routes, beside the size of roads.graph. Then, one request at a time over
  * HTTP, distinct seeded pairs so the route cache never answers: `long` routes between copies at least half the
@@ -282,9 +283,44 @@ async function serve(env: Record<string, string> = {}) {
   }
 }
 
+/**
+ * `svcmaps serve` itself on the data directory, as an operator starts it (compiled code; the benchmark's server
+ * above starts through the tsx loader, which adds a few hundred ms before it listens): ms from spawn to /livez and
+ * to /readyz. A fresh store, and the server is gone before the next one takes the data directory's lock.
+ */
+async function cliStart(): Promise<{ livezMs: number; readyzMs: number }> {
+  for (const f of ['svcmaps.db', 'svcmaps.db-wal', 'svcmaps.db-shm']) rmSync(join(dataDir, f), { force: true });
+  const t0 = performance.now();
+  const bin = join(HERE, '..', 'bin', 'svcmaps');
+  const child = spawn(process.execPath, [bin, 'serve', '--data', dataDir, '--port', '0'], { stdio: 'ignore' });
+  const exited = new Promise((r) => child.once('exit', r));
+  try {
+    let port: number | undefined;
+    while ((port = listeningPort(child.pid!)) === undefined) {
+      if (child.exitCode !== null) throw new Error(`svcmaps serve exited early (${child.exitCode})`);
+      await sleep(10);
+    }
+    const until200 = async (path: string) => {
+      for (;;) {
+        const r = await fetch(`http://127.0.0.1:${port}${path}`).catch(() => undefined);
+        await r?.arrayBuffer();
+        if (r?.status === 200) return Math.round(performance.now() - t0);
+        await sleep(10);
+      }
+    };
+    return { livezMs: await until200('/livez'), readyzMs: await until200('/readyz') };
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
 let server: Awaited<ReturnType<typeof serve>>;
 let baseline: Awaited<ReturnType<typeof serve>> | undefined;
+let cli: Awaited<ReturnType<typeof cliStart>>;
 try {
+  process.stderr.write('svcmaps serve: start...\n');
+  cli = await cliStart();
   server = await serve();
   if (Object.keys(compareEnv).length) {
     process.stderr.write(`again with ${compareLabel}...\n`);
@@ -373,8 +409,9 @@ const rows: Array<[string, string]> = [
       1,
     )} s, largest peak RSS ${f(Math.max(...total.map((x) => x.peakRssMb)))} MB`,
   ],
+  ['`svcmaps serve` start: /livez, /readyz', `${cli.livezMs} ms, ${cli.readyzMs} ms`],
   [
-    'start: /livez, /readyz, first route',
+    'start (benchmark server): /livez, /readyz, first route',
     [server.start.livezMs, server.start.readyzMs, server.start.firstRouteMs]
       .map((v) => (typeof v === 'number' ? `${v} ms` : v))
       .join(', '),
@@ -402,6 +439,7 @@ writeFileSync(
       loadavg: { start: load0, end: load1 },
       stages,
       start: server.start,
+      cliStart: cli,
       rssMb: { start: server.rssStartMb, routes: server.rssRoutesMb, end: server.rssEndMb, peak: server.rssPeakMb },
       graphMb,
       long: main.long,
