@@ -20,7 +20,7 @@
  * load: the load average at start and end is printed. --compare-env starts the server a second time with those
  * SVCMAPS_* settings (e.g. SVCMAPS_ROUTING__SPLIT_ALTERNATIVES=false) and prints its routes and searches beside.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -144,6 +144,29 @@ function listeningPort(pid: number): number | undefined {
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The port a server process started listening on, once it does (it is read from /proc: no key, no announce). */
+async function portOf(child: ChildProcess, name: string): Promise<number> {
+  for (;;) {
+    const port = listeningPort(child.pid!);
+    if (port !== undefined) return port;
+    if (child.exitCode !== null) throw new Error(`${name} exited early (${child.exitCode})`);
+    await sleep(10);
+  }
+}
+
+/**
+ * `since()` once `path` answers 200 ('n/a' on 404, `status N` on another answer that is not 503); a refused
+ * connection or a 503 is asked again.
+ */
+async function until200(port: number, path: string, since: () => number): Promise<number | string> {
+  for (;;) {
+    const r = await fetch(`http://127.0.0.1:${port}${path}`).catch(() => undefined); // refused until it accepts
+    await r?.arrayBuffer();
+    if (!r || r.status === 503) await sleep(20);
+    else return r.status === 200 ? since() : r.status === 404 ? 'n/a' : `status ${r.status}`;
+  }
+}
+
 interface DirectionsBody {
   data?: { source?: string; partial?: boolean; routes?: Array<{ maneuvers?: unknown[] }> };
 }
@@ -169,25 +192,12 @@ async function serve(env: Record<string, string> = {}) {
     // /livez and /readyz need no key: polled on the port the server listens on, found in /proc. The key for routes
     // and searches comes with serve-app's line, printed as soon as it listens (BENCH_ANNOUNCE=listening), so the
     // first route is tried while the road graph still loads.
-    let port: number | undefined;
-    while ((port = listeningPort(child.pid!)) === undefined) {
-      if (child.exitCode !== null) throw new Error(`serve-app exited early (${child.exitCode})`);
-      await sleep(10);
-    }
-    const base = `http://127.0.0.1:${port}`;
+    const port = await portOf(child, 'serve-app');
     const start: { livezMs?: number | string; readyzMs?: number | string; firstRouteMs?: number } = {};
-    const until200 = async (path: string) => {
-      for (;;) {
-        const r = await fetch(base + path).catch(() => undefined); // refused until it accepts
-        await r?.arrayBuffer();
-        if (!r || r.status === 503) await sleep(20);
-        else return r.status === 200 ? since() : r.status === 404 ? 'n/a' : `status ${r.status}`;
-      }
-    };
-    start.livezMs = await until200('/livez');
+    start.livezMs = await until200(port, '/livez', since);
     // /readyz is polled while the first route is tried: a route is real as soon as the road graph is in, which does
     // not wait for the places threads /readyz also waits for.
-    const readyz = until200('/readyz').then((v) => (start.readyzMs = v));
+    const readyz = until200(port, '/readyz', since).then((v) => (start.readyzMs = v));
     child.stdout.resume();
     const { apiKey } = JSON.parse(await announced) as ReadyLine;
     // Timed to the answer's last byte over one kept-alive connection, as a mobile app or a proxy holds one; the
@@ -288,27 +298,16 @@ async function serve(env: Record<string, string> = {}) {
  * above starts through the tsx loader, which adds a few hundred ms before it listens): ms from spawn to /livez and
  * to /readyz. A fresh store, and the server is gone before the next one takes the data directory's lock.
  */
-async function cliStart(): Promise<{ livezMs: number; readyzMs: number }> {
+async function cliStart(): Promise<{ livezMs: number | string; readyzMs: number | string }> {
   for (const f of ['svcmaps.db', 'svcmaps.db-wal', 'svcmaps.db-shm']) rmSync(join(dataDir, f), { force: true });
   const t0 = performance.now();
+  const since = () => Math.round(performance.now() - t0);
   const bin = join(HERE, '..', 'bin', 'svcmaps');
   const child = spawn(process.execPath, [bin, 'serve', '--data', dataDir, '--port', '0'], { stdio: 'ignore' });
   const exited = new Promise((r) => child.once('exit', r));
   try {
-    let port: number | undefined;
-    while ((port = listeningPort(child.pid!)) === undefined) {
-      if (child.exitCode !== null) throw new Error(`svcmaps serve exited early (${child.exitCode})`);
-      await sleep(10);
-    }
-    const until200 = async (path: string) => {
-      for (;;) {
-        const r = await fetch(`http://127.0.0.1:${port}${path}`).catch(() => undefined);
-        await r?.arrayBuffer();
-        if (r?.status === 200) return Math.round(performance.now() - t0);
-        await sleep(10);
-      }
-    };
-    return { livezMs: await until200('/livez'), readyzMs: await until200('/readyz') };
+    const port = await portOf(child, 'svcmaps serve');
+    return { livezMs: await until200(port, '/livez', since), readyzMs: await until200(port, '/readyz', since) };
   } finally {
     child.kill('SIGTERM');
     await exited;
@@ -333,6 +332,8 @@ try {
 // ---------------------------------------------------------------------------------------------------------------
 // The table
 
+/** A start-up time as printed: ms, or why there is none ('n/a', `status N`). */
+const startMs = (v: number | string | undefined) => (typeof v === 'number' ? `${v} ms` : (v ?? '-'));
 const f = (n: number | undefined, d = 0) => (n !== undefined && Number.isFinite(n) ? n.toFixed(d) : '-');
 const stats = (a: Answer[]) => {
   const ms = a.map((x) => x.ms);
@@ -409,12 +410,10 @@ const rows: Array<[string, string]> = [
       1,
     )} s, largest peak RSS ${f(Math.max(...total.map((x) => x.peakRssMb)))} MB`,
   ],
-  ['`svcmaps serve` start: /livez, /readyz', `${cli.livezMs} ms, ${cli.readyzMs} ms`],
+  ['`svcmaps serve` start: /livez, /readyz', [cli.livezMs, cli.readyzMs].map(startMs).join(', ')],
   [
     'start (benchmark server): /livez, /readyz, first route',
-    [server.start.livezMs, server.start.readyzMs, server.start.firstRouteMs]
-      .map((v) => (typeof v === 'number' ? `${v} ms` : v))
-      .join(', '),
+    [server.start.livezMs, server.start.readyzMs, server.start.firstRouteMs].map(startMs).join(', '),
   ],
   [
     'server RSS after start / after routes / peak, roads.graph',

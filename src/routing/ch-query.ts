@@ -84,14 +84,15 @@ export class CHQuery {
     for (const [v, o] of targets) if (B.relax(v, o, -1)) qB.push(v, o);
     let best = below,
       meet = -1;
-    const consider = (v: number) => {
-      const c = F.dist(v) + B.dist(v);
+    // A node both searches reached, at cost c through it: the best meeting so far when cheaper, and (full) a via node.
+    const met = (v: number, c: number, settled: boolean) => {
       if (c < best) {
         best = c;
         meet = v;
       }
+      if (settled && full) this.meetNodes.push(v);
     };
-    for (const [v] of sources) if (B.has(v)) consider(v);
+    for (const [v] of sources) if (B.has(v)) met(v, F.dist(v) + B.dist(v), false);
     const any = below < Infinity;
     // without a core (a road network contracts whole) no node's rank is read: a cache miss per settled node
     const core = this.coreStart < ch.rank.length;
@@ -108,14 +109,8 @@ export class CHQuery {
         if (d > F.dist(u)) continue;
         if (++this.steps % CHECK_EVERY === 0) this.interrupt?.();
         // d is F.dist(u) here: one probe of the other search's table says whether they meet, and for how much
-        const met = d + B.dist(u);
-        if (met < Infinity) {
-          if (met < best) {
-            best = met;
-            meet = u;
-          }
-          if (full) this.meetNodes.push(u);
-        }
+        const c = d + B.dist(u);
+        if (c < Infinity) met(u, c, true);
         if (core && ch.rank[u]! >= this.coreStart) continue; // core entry: expanded in phase 2
         if (this.stall && this.stalled(u, d, ch.dnFirst, ch.dnEdge, ch.chTail, F)) continue;
         for (let i = ch.upFirst[u]!; i < ch.upFirst[u + 1]!; i++) {
@@ -129,14 +124,8 @@ export class CHQuery {
           u = qB.pop()!;
         if (d > B.dist(u)) continue;
         if (++this.steps % CHECK_EVERY === 0) this.interrupt?.();
-        const met = d + F.dist(u);
-        if (met < Infinity) {
-          if (met < best) {
-            best = met;
-            meet = u;
-          }
-          if (full) this.meetNodes.push(u);
-        }
+        const c = d + F.dist(u);
+        if (c < Infinity) met(u, c, true);
         if (core && ch.rank[u]! >= this.coreStart) continue;
         if (this.stall && this.stalled(u, d, ch.upFirst, ch.upEdge, ch.chHead, B)) continue;
         for (let i = ch.dnFirst[u]!; i < ch.dnFirst[u + 1]!; i++) {
@@ -239,14 +228,12 @@ export class CHQuery {
 
   /** The source seed the forward search tree leads back to from v. */
   seedF(v: number): number {
-    for (let e = this.fwd.par(v); e >= 0; e = this.fwd.par(v)) v = this.ch.chTail[e]!;
-    return v;
+    return this.walk(v, false);
   }
 
   /** The target seed the backward search tree leads to from v. */
   seedB(v: number): number {
-    for (let e = this.bwd.par(v); e >= 0; e = this.bwd.par(v)) v = this.ch.chHead[e]!;
-    return v;
+    return this.walk(v, true);
   }
 
   /**
@@ -255,9 +242,9 @@ export class CHQuery {
    */
   packed(v: number, seeds?: number[]): number[] {
     const out: number[] = [];
-    const s = this.walk(v, out);
+    const s = this.walk(v, false, out);
     out.reverse();
-    const t = this.walk(v, out, true);
+    const t = this.walk(v, true, out);
     if (seeds) {
       seeds[0] = s;
       seeds[1] = t;
@@ -265,12 +252,12 @@ export class CHQuery {
     return out;
   }
 
-  /** Appends the tree edges from v to its seed (the backward tree's with `back`) to `out`; returns the seed. */
-  private walk(v: number, out: number[], back = false): number {
+  /** The seed v's tree (the backward one with `back`) leads to; the tree edges on the way are appended to `out`. */
+  private walk(v: number, back: boolean, out?: number[]): number {
     const S = back ? this.bwd : this.fwd,
       end = back ? this.ch.chHead : this.ch.chTail;
     for (let e = S.par(v); e >= 0; e = S.par(v)) {
-      out.push(e);
+      out?.push(e);
       v = end[e]!;
     }
     return v;
@@ -349,9 +336,9 @@ export class CHQuery {
   unpack(meet: number): Uint32Array {
     const packed = this.packedScratch;
     packed.length = 0;
-    this.walk(meet, packed);
+    this.walk(meet, false, packed);
     packed.reverse();
-    this.walk(meet, packed, true);
+    this.walk(meet, true, packed);
     return this.unpacker.roads(packed);
   }
 
