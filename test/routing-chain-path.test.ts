@@ -146,10 +146,13 @@ describe('routes of chains', () => {
     expect(dropped).toBeGreaterThan(1000);
   });
 
-  it('a graph file written before the summaries loads them and answers alike', () => {
+  it('a graph file written before the summaries and the search blocks loads them and answers alike', () => {
     const sections = Object.fromEntries(
-      Object.entries(g).filter(([k, v]) => ArrayBuffer.isView(v) && !['cEnd', 'cDev', 'cWay', 'tSay'].includes(k)),
+      Object.entries(g).filter(
+        ([k, v]) => ArrayBuffer.isView(v) && !['cEnd', 'cDev', 'cWay', 'tSay', 'chFirst', 'chAdj'].includes(k),
+      ),
     );
+    Object.assign(sections, searchLists(g));
     const old = join(dir, 'before.graph');
     writeGraphFile(old, g.meta as unknown as Record<string, unknown>, sections);
     // as files were written then: sections on 8 bytes, under the magic of that layout
@@ -159,6 +162,10 @@ describe('routes of chains', () => {
     expect(Array.from(before.cEnd)).toEqual(Array.from(g.cEnd));
     expect(Array.from(before.cDev)).toEqual(Array.from(g.cDev));
     expect(Array.from(before.cWay)).toEqual(Array.from(g.cWay));
+    expect(Array.from(before.chFirst)).toEqual(Array.from(g.chFirst));
+    expect(Array.from(before.chAdj)).toEqual(Array.from(g.chAdj));
+    // loaded for the routing threads, the blocks made at load are shared memory too
+    expect(loadGraph(old, { shared: true }).chAdj.buffer).toBeInstanceOf(SharedArrayBuffer);
     // every turn says: look closer (maneuvers.ts decides along the route, as the summaries decided at import)
     expect(before.tSay.every((x) => x === 0xffff)).toBe(true);
     const now = new BuiltinEngine(g, { snapMaxMeters: 500 }),
@@ -169,6 +176,24 @@ describe('routes of chains', () => {
     }
   });
 });
+
+/** The search graphs as files held them before the search blocks: up and down lists of CH edge ids, CSR by node. */
+function searchLists({ chFirst, chAdj }: RoadGraph): Record<string, Uint32Array> {
+  const n = chFirst.length - 1;
+  const upFirst = new Uint32Array(n + 1),
+    dnFirst = new Uint32Array(n + 1);
+  const upEdge: number[] = [],
+    dnEdge: number[] = [];
+  for (let u = 0; u < n; u++) {
+    const at = chFirst[u]!,
+      down = at + 1 + 3 * chAdj[at]!;
+    for (let i = at + 1; i < down; i += 3) upEdge.push(chAdj[i + 2]!);
+    for (let i = down; i < chFirst[u + 1]!; i += 3) dnEdge.push(chAdj[i + 2]!);
+    upFirst[u + 1] = upEdge.length;
+    dnFirst[u + 1] = dnEdge.length;
+  }
+  return { upFirst, upEdge: Uint32Array.from(upEdge), dnFirst, dnEdge: Uint32Array.from(dnEdge) };
+}
 
 /** Rewrites a graph file in the layout of files written before sections started on 64 bytes (8, magic SVCRGRF1). */
 function relayOn8(file: string): void {

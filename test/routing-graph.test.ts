@@ -331,12 +331,9 @@ describe('contraction hierarchy', () => {
       for (let u = 0; u < g.meta.nodes; u++)
         for (let e = g.first[u]!; e < g.first[u + 1]!; e++) if (Math.abs(g.head[e]! - u) <= 1) near++;
       expect(near / g.head.length).toBeGreaterThan(0.75);
-      for (const [firstOf, list] of [
-        [g.upFirst, g.upEdge],
-        [g.dnFirst, g.dnEdge],
-      ] as const)
-        for (let u = 0; u + 1 < firstOf.length; u++)
-          for (let i = firstOf[u]! + 1; i < firstOf[u + 1]!; i++) expect(list[i]).toBe(list[i - 1]! + 1);
+      // (a node's search block: its up edges, then its down edges, each as a triple whose third word is the edge id)
+      for (let u = 0; u + 1 < g.chFirst.length; u++)
+        for (let i = g.chFirst[u]! + 4; i < g.chFirst[u + 1]!; i += 3) expect(g.chAdj[i + 2]).toBe(g.chAdj[i - 1]! + 1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -73,6 +73,7 @@ export class CHQuery {
   run(sources: Seed[], targets: Seed[], viaStretch = 0, below = Infinity): { meet: number; cost: number } | undefined {
     const full = viaStretch > 0;
     const { fwd: F, bwd: B, qF, qB, ch } = this;
+    const { chFirst: first, chAdj: adj } = ch;
     const steps0 = this.steps;
     F.reset();
     B.reset();
@@ -112,12 +113,12 @@ export class CHQuery {
         const c = d + B.dist(u);
         if (c < Infinity) met(u, c, true);
         if (core && ch.rank[u]! >= this.coreStart) continue; // core entry: expanded in phase 2
-        if (this.stall && this.stalled(u, d, ch.dnFirst, ch.dnEdge, ch.chTail, F)) continue;
-        for (let i = ch.upFirst[u]!; i < ch.upFirst[u + 1]!; i++) {
-          const e = ch.upEdge[i]!,
-            v = ch.chHead[e]!,
-            nd = d + ch.chW[e]!;
-          if (F.relax(v, nd, e)) qF.push(v, nd);
+        const at = first[u]!;
+        if (this.stall && this.stalled(at + 3 * adj[at]! + 1, first[u + 1]!, d, F)) continue;
+        for (let i = at + 1, end = at + 1 + 3 * adj[at]!; i < end; i += 3) {
+          const v = adj[i]!,
+            nd = d + adj[i + 1]!;
+          if (F.relax(v, nd, adj[i + 2]!)) qF.push(v, nd);
         }
       } else {
         const d = qB.peekValue()!,
@@ -127,12 +128,13 @@ export class CHQuery {
         const c = d + F.dist(u);
         if (c < Infinity) met(u, c, true);
         if (core && ch.rank[u]! >= this.coreStart) continue;
-        if (this.stall && this.stalled(u, d, ch.upFirst, ch.upEdge, ch.chHead, B)) continue;
-        for (let i = ch.dnFirst[u]!; i < ch.dnFirst[u + 1]!; i++) {
-          const e = ch.dnEdge[i]!,
-            v = ch.chTail[e]!,
-            nd = d + ch.chW[e]!;
-          if (B.relax(v, nd, e)) qB.push(v, nd);
+        const at = first[u]!,
+          down = at + 3 * adj[at]! + 1;
+        if (this.stall && this.stalled(at + 1, down, d, B)) continue;
+        for (let i = down, end = first[u + 1]!; i < end; i += 3) {
+          const v = adj[i]!,
+            nd = d + adj[i + 1]!;
+          if (B.relax(v, nd, adj[i + 2]!)) qB.push(v, nd);
         }
       }
     }
@@ -152,7 +154,8 @@ export class CHQuery {
    * both reach is a meet node: on a country graph the via nodes of most alternatives are there.
    */
   private coreSearch(best: number, meet: number, viaStretch: number): { best: number; meet: number } {
-    const { fwd: F, bwd: B, qF, qB, ch } = this;
+    const { fwd: F, bwd: B, qF, qB } = this;
+    const { chFirst: first, chAdj: adj } = this.ch;
     const full = viaStretch > 0;
     qF.clear();
     qB.clear();
@@ -169,11 +172,11 @@ export class CHQuery {
         const d = qF.peekValue()!,
           u = qF.pop()!;
         if (d > F.dist(u)) continue;
-        for (let i = ch.upFirst[u]!; i < ch.upFirst[u + 1]!; i++) {
-          const e = ch.upEdge[i]!,
-            v = ch.chHead[e]!,
-            nd = d + ch.chW[e]!;
-          if (F.relax(v, nd, e)) qF.push(v, nd);
+        const at = first[u]!;
+        for (let i = at + 1, end = at + 1 + 3 * adj[at]!; i < end; i += 3) {
+          const v = adj[i]!,
+            nd = d + adj[i + 1]!;
+          if (F.relax(v, nd, adj[i + 2]!)) qF.push(v, nd);
           const db = B.dist(v);
           if (nd + db < best) {
             best = nd + db;
@@ -184,11 +187,11 @@ export class CHQuery {
         const d = qB.peekValue()!,
           u = qB.pop()!;
         if (d > B.dist(u)) continue;
-        for (let i = ch.dnFirst[u]!; i < ch.dnFirst[u + 1]!; i++) {
-          const e = ch.dnEdge[i]!,
-            v = ch.chTail[e]!,
-            nd = d + ch.chW[e]!;
-          if (B.relax(v, nd, e)) qB.push(v, nd);
+        const at = first[u]!;
+        for (let i = at + 1 + 3 * adj[at]!, end = first[u + 1]!; i < end; i += 3) {
+          const v = adj[i]!,
+            nd = d + adj[i + 1]!;
+          if (B.relax(v, nd, adj[i + 2]!)) qB.push(v, nd);
           const df = F.dist(v);
           if (nd + df < best) {
             best = nd + df;
@@ -204,14 +207,12 @@ export class CHQuery {
   /**
    * Stall-on-demand: u, settled at d by search S, is not expanded when a node above it that S has reached leads to
    * it for less (u's distance is then not the shortest, and no shortest path climbs on from it). For the forward
-   * search those are the tails of u's down edges; for the backward one, the heads of its up edges.
+   * search those are the tails of u's down edges; for the backward one, the heads of its up edges: the triples
+   * chAdj[from..to) of u's block.
    */
-  private stalled(u: number, d: number, first: Uint32Array, list: Uint32Array, end: Uint32Array, S: SearchSpace) {
-    const w = this.ch.chW;
-    for (let i = first[u]!; i < first[u + 1]!; i++) {
-      const e = list[i]!;
-      if (S.dist(end[e]!) + w[e]! < d) return true;
-    }
+  private stalled(from: number, to: number, d: number, S: SearchSpace): boolean {
+    const adj = this.ch.chAdj;
+    for (let i = from; i < to; i += 3) if (S.dist(adj[i]!) + adj[i + 1]! < d) return true;
     return false;
   }
 

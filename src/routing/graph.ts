@@ -1,5 +1,5 @@
 import { readGraphFile, readGraphFileShared, writeGraphFile, type GraphFileContents } from './graph-file.js';
-import type { CHArrays } from './ch-build.js';
+import { searchAdjacency, type CHArrays } from './ch-build.js';
 import { routeSummaries, type RouteSummary } from './route-summary.js';
 
 export const GRAPH_FILE = 'roads.graph';
@@ -124,10 +124,8 @@ const ARRAYS = [
   'chW',
   'chA',
   'chB',
-  'upFirst',
-  'upEdge',
-  'dnFirst',
-  'dnEdge',
+  'chFirst',
+  'chAdj',
 ] as const;
 
 export function saveGraph(path: string, g: RoadGraph): void {
@@ -148,17 +146,30 @@ export async function loadGraphShared(path: string): Promise<RoadGraph> {
 
 /** Sections a graph file written before them lacks, computed at load instead (route-summary.ts). */
 const DERIVED = new Set<string>(['cEnd', 'cDev', 'cWay', 'tSay']);
+/**
+ * Files written before the search blocks (chFirst, chAdj) hold the search graphs as up and down lists of edge ids:
+ * the blocks are made from those at load (~0.5 s at 600 copies; a new import writes them).
+ */
+const LISTS = ['upFirst', 'upEdge', 'dnFirst', 'dnEdge'] as const;
 
 function roadGraph(path: string, { meta, sections }: GraphFileContents): RoadGraph {
   const version = (meta as { version?: number }).version;
   if (version !== GRAPH_VERSION)
     throw new Error(`${path}: road graph version ${version ?? '?'} is not ${GRAPH_VERSION}; re-run \`svcmaps import\``);
+  const lists = !sections.chAdj && LISTS.every((k) => sections[k]);
   for (const k of ARRAYS)
-    if (!sections[k] && !DERIVED.has(k)) throw new Error(`${path}: section ${k} is missing; re-run \`svcmaps import\``);
+    if (!sections[k] && !DERIVED.has(k) && !(lists && (k === 'chFirst' || k === 'chAdj')))
+      throw new Error(`${path}: section ${k} is missing; re-run \`svcmaps import\``);
   const g = { meta: meta as unknown as GraphMeta, ...(sections as unknown as Omit<RoadGraph, 'meta'>) };
+  const shared = g.lat.buffer instanceof SharedArrayBuffer;
+  if (lists) {
+    const [upFirst, upEdge, dnFirst, dnEdge] = LISTS.map((k) => sections[k] as Uint32Array);
+    const memory = (bytes: number) => (shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+    Object.assign(g, searchAdjacency(g.chHead, g.chTail, g.chW, upFirst!, upEdge!, dnFirst!, dnEdge!, memory));
+  }
   // (its turns all say LOOK: what each says would take seconds at country scale; maneuvers.ts looks at each)
   if ([...DERIVED].some((k) => !sections[k]))
-    Object.assign(g, routeSummaries(g, g.lat.buffer instanceof SharedArrayBuffer, false));
+    Object.assign(g, routeSummaries(g, shared, false));
   return g;
 }
 
