@@ -130,17 +130,22 @@ function simplify(pts: Float64Array, count: number, c: number, tol: number): Uin
       ay = xy[2 * first + 1]!,
       dx = xy[2 * last]! - ax,
       dy = xy[2 * last + 1]! - ay,
-      l2 = dx * dx + dy * dy;
+      l2 = dx * dx + dy * dy || 1; // (a chord of no length: plain distances to its point)
+    // Squared distances to the chord as a segment (a line may double back past its ends), times l2: beside the
+    // chord that is the cross product squared, so the loop has no division (it runs ~14 times per candidate).
     let far = -1,
-      farD = tol2;
+      farD = tol2 * l2;
     for (let k = first + 1; k < last; k++) {
       const px = xy[2 * k]! - ax,
-        py = xy[2 * k + 1]! - ay;
-      // squared distance to the chord as a segment (a line may double back past its ends)
-      const t = l2 > 0 ? Math.min(1, Math.max(0, (px * dx + py * dy) / l2)) : 0;
-      const ex = px - t * dx,
-        ey = py - t * dy,
-        d = ex * ex + ey * ey;
+        py = xy[2 * k + 1]! - ay,
+        dot = px * dx + py * dy;
+      let d: number;
+      if (dot <= 0) d = (px * px + py * py) * l2;
+      else if (dot >= l2) d = ((px - dx) * (px - dx) + (py - dy) * (py - dy)) * l2;
+      else {
+        const cross = px * dy - py * dx;
+        d = cross * cross;
+      }
       if (d > farD) {
         farD = d;
         far = k;
