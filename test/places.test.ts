@@ -8,7 +8,7 @@ import { startPlacesServer, errorCode, type TestServer } from './helpers/app.js'
 import { haversineMeters } from '../src/core/geo.js';
 import { MONACO_PBF, OSM_FIXTURES } from './helpers/fixtures.js';
 import { PlacesIndex } from '../src/store/places/index-db.js';
-import { PLACES_FILE } from '../src/store/places/schema.js';
+import { PLACES_FILE, cellToken, nearExpression } from '../src/store/places/schema.js';
 
 type Pred = { place_id: string; name: string; address: string; lat: number; lng: number; distance_meters?: number };
 
@@ -229,6 +229,41 @@ describe('OSM imports through the CLI', () => {
     const none = await s.get('/maps/v1/autocomplete?q=Qwertzuiop&lat=43.739&lng=7.427', H);
     expect(none.status).toBe(200);
     expect((await none.json()).data.predictions).toEqual([]);
+  });
+
+  it('finds the places near a point through the near tokens exactly as through the cell tokens', () => {
+    const index = new PlacesIndex(join(dir, PLACES_FILE));
+    try {
+      expect(index.nearTokens).toBe(true);
+      const words = index.prefixTerms('', 1_000_000)!.filter((t) => [...t].length >= 3 && !t.startsWith('zq'));
+      expect(words.some((w) => /[\u0600-\u06ff]/.test(w))).toBe(true);
+      const ids = (expr: string) => index.match(expr, 1_000_000).sort((a, b) => a - b);
+      // Monaco, Cairo, Giza and Amman (a place of the embedded gazetteer, carried over by the imports)
+      const points = [
+        [43.739, 7.427],
+        [30.044, 31.236],
+        [29.98, 31.13],
+        [31.95, 35.93],
+      ] as const;
+      let found = 0;
+      for (const w of words.filter((_, i) => i % 7 === 0).slice(0, 300))
+        for (const n of [3, 4, 6]) {
+          const typed = [...w].slice(0, n).join('');
+          for (const [lat, lng] of points) {
+            const cells: string[] = [];
+            for (const dLat of [-1, 0, 1]) for (const dLng of [-1, 0, 1]) cells.push(cellToken(lat + dLat, lng + dLng));
+            const want = ids(`("${typed}"*) AND (${cells.join(' OR ')})`);
+            expect(ids(`("${typed}"*) AND (${nearExpression(lat, lng, typed)!})`)).toEqual(want);
+            if (want.length) found++;
+          }
+        }
+      expect(found).toBeGreaterThan(300);
+      // shorter than a near token, or not one token: no near expression (the caller uses the cells)
+      expect(nearExpression(30, 31, 'ab')).toBeUndefined();
+      expect(nearExpression(30, 31, 'ab-cd')).toBeUndefined();
+    } finally {
+      index.close();
+    }
   });
 
   it('reverse geocodes a Monaco street to its name', async () => {

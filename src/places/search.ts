@@ -1,6 +1,6 @@
 import { haversineMeters, type LatLng } from '../core/geo.js';
 import { normalizeText, tokenize } from '../core/normalize.js';
-import { CONTEXT_MARK, FTS_PREFIX_MAX, cellToken } from '../store/places/schema.js';
+import { CONTEXT_MARK, FTS_PREFIX_MAX, cellToken, nearExpression } from '../store/places/schema.js';
 import type { PlacesIndex } from '../store/places/index-db.js';
 import { addressOf, displayName } from './format.js';
 import type { Locale, Prediction } from './types.js';
@@ -42,6 +42,12 @@ function ftsExpression(index: PlacesIndex, tokens: string[]): string | undefined
     if (terms) tail = `(${terms.map(quote).join(' OR ')})`;
   }
   return [...tokens.slice(0, -1).map(quote), tail].join(' AND ');
+}
+
+/** The most important matches of `expr` in the 3x3 one-degree cells around the bias point. */
+function nearby(index: PlacesIndex, expr: string, qTokens: string[], { bias }: SearchInput): number[] {
+  const near = index.nearTokens ? nearExpression(bias.lat, bias.lng, qTokens[qTokens.length - 1]!) : undefined;
+  return index.match(`(${expr}) AND (${near ?? nearbyCells(bias)})`, LOCAL_CANDIDATES);
 }
 
 function nearbyCells(p: LatLng): string {
@@ -97,10 +103,9 @@ export function search(index: PlacesIndex, input: SearchInput): Prediction[] {
   if (!qTokens.length) return [];
   const expr = ftsExpression(index, qTokens);
   if (!expr) return [];
-  const ids = new Set([
-    ...index.match(expr, GLOBAL_CANDIDATES),
-    ...index.match(`(${expr}) AND (${nearbyCells(input.bias)})`, LOCAL_CANDIDATES),
-  ]);
+  const global = index.match(expr, GLOBAL_CANDIDATES);
+  // fewer than asked for: that is every match, the nearby ones among them
+  const ids = new Set(global.length < GLOBAL_CANDIDATES ? global : [...global, ...nearby(index, expr, qTokens, input)]);
   const qNorm = normalizeText(input.q);
   const limit = input.limit ?? 10;
   const best = [...ids]

@@ -6,6 +6,7 @@ import {
   cellToken,
   FINAL_SQL,
   LOCALITY_KINDS,
+  nearTokens,
   PLACE_COLUMNS,
   PLACES_SCHEMA_VERSION,
   STAGING_SQL,
@@ -120,17 +121,23 @@ export class PlacesBuilder {
     const db = this.db;
     db.exec('COMMIT');
     db.exec(FINAL_SQL);
+    // every row's, carried ones too: they are made from the tokens each row keeps
+    db.function('near_tokens', { deterministic: true }, (tokens, lat, lng) =>
+      nearTokens(tokens as string, lat as number, lng as number),
+    );
     db.exec(`
       BEGIN;
       INSERT INTO places (${cols}) SELECT ${cols} FROM staging ORDER BY importance DESC, cid;
       INSERT INTO place_tokens (id, tokens) SELECT p.id, s.tokens FROM places p JOIN staging s ON s.cid = p.cid;
-      INSERT INTO places_fts (rowid, tokens) SELECT id, tokens FROM place_tokens;
+      INSERT INTO places_fts (rowid, tokens)
+        SELECT t.id, t.tokens || ' ' || near_tokens(t.tokens, p.lat, p.lng) FROM place_tokens t JOIN places p ON p.id = t.id;
       INSERT INTO places_rtree SELECT id, lat, lat, lng, lng FROM places;
       INSERT INTO localities_rtree SELECT id, lat, lat, lng, lng FROM places WHERE kind IN (${LOCALITY_KINDS.map((k) => `'${k}'`).join(', ')});
       INSERT INTO street_segments (place_id, lat1, lng1, lat2, lng2)
         SELECT p.id, s.lat1, s.lng1, s.lat2, s.lng2 FROM seg_staging s JOIN places p ON p.cid = s.cid;
       INSERT INTO segments_rtree SELECT id, MIN(lat1, lat2), MAX(lat1, lat2), MIN(lng1, lng2), MAX(lng1, lng2) FROM street_segments;
       CREATE INDEX places_source ON places (source);
+      INSERT INTO places_meta VALUES ('near_tokens', '1');
       DROP TABLE staging; DROP TABLE seg_staging;
       COMMIT;`);
     const now = new Date().toISOString();

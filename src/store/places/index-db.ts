@@ -50,6 +50,8 @@ export class PlacesIndex {
   private readonly segsStmt;
   readonly generation: string;
   readonly count: number;
+  /** Whether every place's near tokens are indexed (schema.ts nearTokens; files written before them are not). */
+  readonly nearTokens: boolean;
   private cols: ScoringColumns | undefined;
 
   constructor(file: string) {
@@ -83,6 +85,10 @@ export class PlacesIndex {
       `SELECT s.place_id, s.lat1, s.lng1, s.lat2, s.lng2 FROM street_segments s WHERE s.id IN
          (SELECT id FROM segments_rtree WHERE max_lat >= ? AND min_lat <= ? AND max_lng >= ? AND min_lng <= ?)`,
     );
+    // (files written before the near tokens have no places_meta)
+    this.nearTokens =
+      !!this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'places_meta'").get() &&
+      !!this.db.prepare("SELECT 1 FROM places_meta WHERE key = 'near_tokens'").get();
     const meta = this.db.prepare("SELECT COALESCE(MAX(imported_at), '') AS g FROM sources").get() as { g: string };
     this.generation = meta.g;
     this.count = (this.db.prepare('SELECT COUNT(*) AS n FROM places').get() as { n: number }).n;
