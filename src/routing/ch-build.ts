@@ -349,7 +349,15 @@ function finish(n: number, rank: Uint32Array, E: Edges, core: Uint8Array): CHArr
   E.tail = tail = new Uint32Array(0);
   const chHead = moved(head, new Uint32Array(m));
   E.head = head = new Uint32Array(0);
-  return { rank, chTail, chHead, chW, chA, chB, ...searchAdjacency(chHead, chTail, chW, upFirst, upEdge, dnFirst, dnEdge) };
+  return {
+    rank,
+    chTail,
+    chHead,
+    chW,
+    chA,
+    chB,
+    ...searchAdjacency(chHead, chTail, chW, upFirst, upEdge, dnFirst, dnEdge),
+  };
 }
 
 /**

@@ -168,8 +168,7 @@ function roadGraph(path: string, { meta, sections }: GraphFileContents): RoadGra
     Object.assign(g, searchAdjacency(g.chHead, g.chTail, g.chW, upFirst!, upEdge!, dnFirst!, dnEdge!, memory));
   }
   // (its turns all say LOOK: what each says would take seconds at country scale; maneuvers.ts looks at each)
-  if ([...DERIVED].some((k) => !sections[k]))
-    Object.assign(g, routeSummaries(g, shared, false));
+  if ([...DERIVED].some((k) => !sections[k])) Object.assign(g, routeSummaries(g, shared, false));
   return g;
 }
 
