@@ -250,6 +250,7 @@ describe('OSM imports through the CLI', () => {
         for (const n of [3, 4, 6]) {
           const typed = [...w].slice(0, n).join('');
           for (const [lat, lng] of points) {
+            // the nine cells written out here, not taken from the code under test
             const cells: string[] = [];
             for (const dLat of [-1, 0, 1]) for (const dLng of [-1, 0, 1]) cells.push(cellToken(lat + dLat, lng + dLng));
             const want = ids(`("${typed}"*) AND (${cells.join(' OR ')})`);

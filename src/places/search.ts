@@ -1,6 +1,6 @@
 import { haversineMeters, type LatLng } from '../core/geo.js';
 import { normalizeText, tokenize } from '../core/normalize.js';
-import { CONTEXT_MARK, FTS_PREFIX_MAX, cellToken, nearExpression } from '../store/places/schema.js';
+import { CONTEXT_MARK, FTS_PREFIX_MAX, cellToken, cellsAround, nearExpression } from '../store/places/schema.js';
 import type { PlacesIndex } from '../store/places/index-db.js';
 import { addressOf, displayName } from './format.js';
 import type { Locale, Prediction } from './types.js';
@@ -47,13 +47,7 @@ function ftsExpression(index: PlacesIndex, tokens: string[]): string | undefined
 /** The most important matches of `expr` in the 3x3 one-degree cells around the bias point. */
 function nearby(index: PlacesIndex, expr: string, qTokens: string[], { bias }: SearchInput): number[] {
   const near = index.nearTokens ? nearExpression(bias.lat, bias.lng, qTokens[qTokens.length - 1]!) : undefined;
-  return index.match(`(${expr}) AND (${near ?? nearbyCells(bias)})`, LOCAL_CANDIDATES);
-}
-
-function nearbyCells(p: LatLng): string {
-  const cells = new Set<string>();
-  for (const dLat of [-1, 0, 1]) for (const dLng of [-1, 0, 1]) cells.add(cellToken(p.lat + dLat, p.lng + dLng));
-  return [...cells].join(' OR ');
+  return index.match(`(${expr}) AND (${near ?? cellsAround(bias.lat, bias.lng, cellToken)})`, LOCAL_CANDIDATES);
 }
 
 /** How well the text matches a place's names: whole name, name prefix, or every token (last as prefix). */

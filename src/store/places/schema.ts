@@ -94,6 +94,13 @@ export const FINAL_SQL = `
 /** Coarse 1-degree cell token, indexed with the names so FTS can intersect "matches the text" with "is near here". */
 export const cellToken = (lat: number, lng: number): string => `zq${Math.floor(lat) + 90}x${Math.floor(lng) + 180}`;
 
+/** `token` of the 3x3 one-degree cells around a point (a search's neighbourhood), each once, as an FTS5 OR. */
+export function cellsAround(lat: number, lng: number, token: (lat: number, lng: number) => string): string {
+  const cells = new Set<string>();
+  for (const dLat of [-1, 0, 1]) for (const dLng of [-1, 0, 1]) cells.add(token(lat + dLat, lng + dLng));
+  return [...cells].join(' OR ');
+}
+
 /**
  * Near tokens: a place's 1-degree cell joined with the first NEAR_CHARS characters of each of its words ("vaduz" in
  * cell 137x189 gives "ꙮ137189vad"). A typed word of at least that many characters is near here exactly when one
@@ -134,10 +141,7 @@ export function nearTokens(tokens: string, lat: number, lng: number): string {
  */
 export function nearExpression(lat: number, lng: number, word: string): string | undefined {
   const k = nearKey(word);
-  if (!k) return undefined;
-  const cells = new Set<string>();
-  for (const dLat of [-1, 0, 1]) for (const dLng of [-1, 0, 1]) cells.add(`"${nearCell(lat + dLat, lng + dLng)}${k}"`);
-  return [...cells].join(' OR ');
+  return k && cellsAround(lat, lng, (a, b) => `"${nearCell(a, b)}${k}"`);
 }
 
 export const LOCALITY_KINDS = ['city', 'town', 'village', 'suburb', 'quarter', 'neighbourhood', 'hamlet', 'locality'];
