@@ -37,15 +37,15 @@ export function viaAlternatives(
   want: number,
 ): RoutePath[] {
   const { g } = ends;
+  const seeds = [0, 0];
+  const primaryPacked = q.packed(meet, seeds);
   // Via nodes on the primary at its own cost lead back to the primary: skipped without unpacking them.
+  const primarySeed = seeds[0]!;
   let onPrimary: IntSet | undefined;
-  const primarySeed = q.seedF(meet);
   const isOnPrimary = (v: number) => v === primarySeed || (onPrimary ??= edgeSet(primary.edges)).has(v);
   // Accepted routes: their packed paths (for the shared ends), their chains and the set of them (for the exact
   // overlap, built when a later candidate gets that far: a hash set sized by the route, no per-node or per-edge
   // scratch memory in every routing thread).
-  const seeds = [0, 0];
-  const primaryPacked = q.packed(meet, seeds);
   const accepted: Array<{ packed: number[]; edges: Uint32Array; s: ChainSeed; t: ChainSeed; set?: IntSet }> = [
     { packed: primaryPacked, edges: primary.edges, s: seedAt(ends.S, seeds[0]!), t: seedAt(ends.T, seeds[1]!) },
   ];

@@ -106,7 +106,11 @@ export class BuiltinEngine implements RoutingEngine {
     const r = this.q.run(seedsOf(S), seedsOf(T), alternatives > 0 ? MAX_STRETCH : 0);
     const ends = { g, from: a, to: b, S, T };
     let primary: RoutePath | undefined;
-    if (r) primary = route(ends, this.q.seedF(r.meet), this.q.unpack(r.meet), this.q.seedB(r.meet));
+    if (r) {
+      const seeds = [0, 0];
+      const turns = this.q.unpack(r.meet, seeds);
+      primary = route(ends, seeds[0]!, turns, seeds[1]!);
+    }
     if (direct && (!primary || direct.ms <= primary.ms)) return [direct];
     if (!primary || !r) return undefined;
     onPrimary?.(primary);

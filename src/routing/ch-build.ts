@@ -1,5 +1,6 @@
 import FlatQueue from 'flatqueue';
 import { AdjPool, Edges } from './ch-storage.js';
+import { searchAdjacency } from './ch-search-blocks.js';
 
 /**
  * Contraction hierarchy preprocessing (Geisberger et al. 2008), the technique OSRM uses.
@@ -50,7 +51,7 @@ export interface CH {
   /**
    * The two search graphs, one block per node in one array: node u's block starts at chAdj[chFirst[u]] with its
    * count of up edges, then one (head, weight, edge id) triple per up edge and one (tail, weight, edge id) per down
-   * edge (see searchAdjacency).
+   * edge (see ch-search-blocks.ts).
    */
   chFirst: Uint32Array;
   chAdj: Uint32Array;
@@ -358,46 +359,4 @@ function finish(n: number, rank: Uint32Array, E: Edges, core: Uint8Array): CHArr
     chB,
     ...searchAdjacency(chHead, chTail, chW, upFirst, upEdge, dnFirst, dnEdge),
   };
-}
-
-/**
- * The search graphs as one block per node (CHArrays.chFirst, chAdj), from the up and down edge lists (CSR of edge
- * ids; core edges in both). A search settling u reads its block in one run: the count, then every neighbour with
- * the weight and edge id beside it. Reading them through the lists and three edge arrays took up to seven cache
- * misses a node on a country graph, most of a long query's time: at 600 copies the query runs in 0.57x the time.
- * `memory` makes the two arrays' buffers (shared ones for a graph the routing threads share).
- */
-export function searchAdjacency(
-  chHead: Uint32Array,
-  chTail: Uint32Array,
-  chW: Uint32Array,
-  upFirst: Uint32Array,
-  upEdge: Uint32Array,
-  dnFirst: Uint32Array,
-  dnEdge: Uint32Array,
-  memory: (bytes: number) => ArrayBufferLike = (b) => new ArrayBuffer(b),
-): Pick<CHArrays, 'chFirst' | 'chAdj'> {
-  const n = upFirst.length - 1;
-  const chFirst = new Uint32Array(memory(4 * (n + 1)));
-  const len = n + 3 * (upFirst[n]! + dnFirst[n]!);
-  const chAdj = new Uint32Array(memory(4 * len));
-  let at = 0;
-  for (let u = 0; u < n; u++) {
-    chFirst[u] = at;
-    chAdj[at++] = upFirst[u + 1]! - upFirst[u]!;
-    for (let i = upFirst[u]!; i < upFirst[u + 1]!; i++) {
-      const e = upEdge[i]!;
-      chAdj[at++] = chHead[e]!;
-      chAdj[at++] = chW[e]!;
-      chAdj[at++] = e;
-    }
-    for (let i = dnFirst[u]!; i < dnFirst[u + 1]!; i++) {
-      const e = dnEdge[i]!;
-      chAdj[at++] = chTail[e]!;
-      chAdj[at++] = chW[e]!;
-      chAdj[at++] = e;
-    }
-  }
-  chFirst[n] = at;
-  return { chFirst, chAdj };
 }

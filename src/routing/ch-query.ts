@@ -238,11 +238,12 @@ export class CHQuery {
   }
 
   /**
-   * The CH edges of the path source -> v -> target through the last run's search trees, in driving order; with
-   * `seeds`, the seeds it starts and ends at (seedF(v), seedB(v)) go into seeds[0] and seeds[1].
+   * The CH edges of the path source -> v -> target through the last run's search trees, in driving order (in `out`,
+   * emptied first, when given); with `seeds`, the seeds it starts and ends at (seedF(v), seedB(v)) go into seeds[0]
+   * and seeds[1].
    */
-  packed(v: number, seeds?: number[]): number[] {
-    const out: number[] = [];
+  packed(v: number, seeds?: number[], out: number[] = []): number[] {
+    out.length = 0;
     const s = this.walk(v, false, out);
     out.reverse();
     const t = this.walk(v, true, out);
@@ -332,15 +333,11 @@ export class CHQuery {
 
   /**
    * Graph edge ids (original edges) of the path source -> meet -> target found by the last run (see
-   * ShortcutUnpacker.roads: breadth first, reusing the roads of CH edges already unpacked since the last run).
+   * ShortcutUnpacker.roads: breadth first, reusing the roads of CH edges already unpacked since the last run); its
+   * seeds go into `seeds` as packed() puts them.
    */
-  unpack(meet: number): Uint32Array {
-    const packed = this.packedScratch;
-    packed.length = 0;
-    this.walk(meet, false, packed);
-    packed.reverse();
-    this.walk(meet, true, packed);
-    return this.unpacker.roads(packed);
+  unpack(meet: number, seeds?: number[]): Uint32Array {
+    return this.unpacker.roads(this.packed(meet, seeds, this.packedScratch));
   }
 
   private readonly packedScratch: number[] = [];

@@ -1,5 +1,6 @@
 import { readGraphFile, readGraphFileShared, writeGraphFile, type GraphFileContents } from './graph-file.js';
-import { searchAdjacency, type CHArrays } from './ch-build.js';
+import type { CHArrays } from './ch-build.js';
+import { searchAdjacency } from './ch-search-blocks.js';
 import { routeSummaries, type RouteSummary } from './route-summary.js';
 
 export const GRAPH_FILE = 'roads.graph';
