@@ -19,6 +19,7 @@
  * marked "kept". Results also go to bench/results/scale-<timestamp>.json. Numbers from a shared machine move with its
  * load: the load average at start and end is printed. --compare-env starts the server a second time with those
  * SVCMAPS_* settings (e.g. SVCMAPS_ROUTING__SPLIT_ALTERNATIVES=false) and prints its routes and searches beside.
+ * Both servers run with transparent huge pages, as the systemd unit starts `svcmaps serve` (src/ops/huge-pages.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
@@ -37,6 +38,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { haversineMeters, type LatLng } from '../src/core/geo.js';
 import { parseSize } from '../src/import/node-index.js';
+import { withHugePages } from '../src/ops/huge-pages.js';
 import { GRAPH_FILE } from '../src/routing/graph.js';
 import { PlacesIndex } from '../src/store/places/index-db.js';
 import { PLACES_FILE } from '../src/store/places/schema.js';
@@ -62,6 +64,9 @@ function die(msg: string): never {
   process.exit(1);
 }
 
+// Servers start with the environment the systemd unit install.sh writes gives them: malloc's huge pages on (compare
+// with --compare-env GLIBC_TUNABLES=glibc.malloc.hugetlb=0).
+const serverEnv = withHugePages(process.env);
 const copies = count('--copies', '600');
 const routesN = count('--routes', '300');
 const memory = parseSize(opt('--memory', '4g'));
@@ -126,6 +131,9 @@ const graphMb = statSync(join(dataDir, GRAPH_FILE)).size / 2 ** 20;
 
 const rssMb = (pid: number, field = 'VmRSS') =>
   Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+/** MB of a process's anonymous memory on transparent huge pages. */
+const hugeMb = (pid: number) =>
+  Number(/AnonHugePages:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024;
 /** The TCP port a process listens on (its one listening socket), from /proc. */
 function listeningPort(pid: number): number | undefined {
   const inodes = new Set<string>();
@@ -180,7 +188,7 @@ async function serve(env: Record<string, string> = {}) {
   const since = () => Math.round(performance.now() - t0);
   const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'serve-app.ts'), dataDir], {
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, BENCH_ANNOUNCE: 'listening', ...env },
+    env: { ...serverEnv, BENCH_ANNOUNCE: 'listening', ...env },
   });
   process.once('exit', () => child.kill('SIGKILL'));
   const announced = new Promise<string>((res, rej) => {
@@ -245,6 +253,7 @@ async function serve(env: Record<string, string> = {}) {
     for (let i = 0; i < routesN; i++) local.push(await route(p.local()));
     for (let i = 0; i < routesN; i++) longFull.push(await route(p.long(), { overview: 'full' }));
     const rssRoutesMb = rssMb(child.pid!);
+    const hugePagesMb = hugeMb(child.pid!);
 
     // Autocomplete: ~200 place names of this import (not the embedded gazetteer), typed prefix by prefix.
     const index = new PlacesIndex(join(dataDir, PLACES_FILE));
@@ -283,6 +292,7 @@ async function serve(env: Record<string, string> = {}) {
       rssRoutesMb,
       rssEndMb: rssMb(child.pid!),
       rssPeakMb: rssMb(child.pid!, 'VmHWM'),
+      hugePagesMb,
       long,
       local,
       longFull,
@@ -303,7 +313,10 @@ async function cliStart(): Promise<{ livezMs: number | string; readyzMs: number 
   const t0 = performance.now();
   const since = () => Math.round(performance.now() - t0);
   const bin = join(HERE, '..', 'bin', 'svcmaps');
-  const child = spawn(process.execPath, [bin, 'serve', '--data', dataDir, '--port', '0'], { stdio: 'ignore' });
+  const child = spawn(process.execPath, [bin, 'serve', '--data', dataDir, '--port', '0'], {
+    stdio: 'ignore',
+    env: serverEnv,
+  });
   const exited = new Promise((r) => child.once('exit', r));
   try {
     const port = await portOf(child, 'svcmaps serve');
@@ -417,7 +430,7 @@ const rows: Array<[string, string]> = [
   ],
   [
     'server RSS after start / after routes / peak, roads.graph',
-    `${f(server.rssStartMb)} / ${f(server.rssRoutesMb)} / ${f(server.rssPeakMb)} MB, ${f(graphMb)} MB (${f(server.rssStartMb / graphMb, 2)}x / ${f(server.rssRoutesMb / graphMb, 2)}x)`,
+    `${f(server.rssStartMb)} / ${f(server.rssRoutesMb)} / ${f(server.rssPeakMb)} MB, ${f(graphMb)} MB (${f(server.rssStartMb / graphMb, 2)}x / ${f(server.rssRoutesMb / graphMb, 2)}x); ${f(server.hugePagesMb)} MB on huge pages`,
   ],
   ...servingRows(server, main, ''),
   ...(baseline && compared ? servingRows(baseline, compared, ` with ${compareLabel}`) : []),
@@ -440,6 +453,7 @@ writeFileSync(
       start: server.start,
       cliStart: cli,
       rssMb: { start: server.rssStartMb, routes: server.rssRoutesMb, end: server.rssEndMb, peak: server.rssPeakMb },
+      hugePagesMb: server.hugePagesMb,
       graphMb,
       long: main.long,
       local: main.local,

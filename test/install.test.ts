@@ -5,6 +5,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { needsSystem } from './helpers/system.js';
 import { cleanEnv, copySource, IS_ROOT, nodeOnPath, runToEnd } from './helpers/install.js';
+import { HUGE_PAGES_TUNABLE } from '../src/ops/huge-pages.js';
 
 /** `bin/svcmaps serve` of an installed app as its own process; resolves with its URL once it listens. */
 function serveInstalled(app: string, data: string): Promise<{ proc: ChildProcess; url: string }> {
@@ -103,6 +104,7 @@ describe('install.sh from a fresh copy of the checkout (real npm ci)', () => {
       `User=${user}`,
       `ExecStart=${nodeOnPath()} ${app}/bin/svcmaps serve --data ${data} --host 127.0.0.1 --port 8080`,
       `ExecReload=${nodeOnPath()} ${app}/bin/svcmaps reload --data ${data}`,
+      `Environment=GLIBC_TUNABLES=${HUGE_PAGES_TUNABLE}`,
       'Restart=on-failure',
       'RestartSec=2',
       'NoNewPrivileges=yes',

@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { createApp } from '../app.js';
 import { jsonLogger } from '../ops/log.js';
@@ -7,6 +9,8 @@ import { CliError, processIo, type Io } from './io.js';
 import { commandConfig, portNumber } from './options.js';
 import { removePidFile, writePidFile, writeReloadStatus } from '../ops/pidfile.js';
 import { DataDirInUse, lockDataDir, type ServerLock } from '../store/server-lock.js';
+import { hugePagesHint } from '../ops/huge-pages.js';
+import { GRAPH_FILE } from '../routing/graph.js';
 
 export function makeServeCommand(io: Io, signals: NodeJS.EventEmitter = process): CommandUnknownOpts {
   return new Command('serve')
@@ -64,6 +68,8 @@ export function makeServeCommand(io: Io, signals: NodeJS.EventEmitter = process)
           })
           .catch((e) => log.error('reload failed', { error: (e as Error).message }));
       signals.on('SIGHUP', onHup);
+      const hint = hugePagesHint(statSync(join(root, GRAPH_FILE), { throwIfNoEntry: false })?.size ?? 0, process.env);
+      if (hint) log.info(hint);
       writePidFile(root, { pid: process.pid, url: server.url, started_at: new Date().toISOString() });
       if (app.metricsServer) io.out(`metrics on ${app.metricsServer.url}\n`);
       io.out(`svcmaps listening on ${server.url} (data: ${config.data_dir})\n`);
