@@ -26,7 +26,7 @@ const ROUTING_NICE = 15;
 /** A warm-up (PooledRouter.warmUp) stops after this long, done or not: a busy machine still gets its answers soon. */
 const WARM_UP_MAX_MS = 3000;
 
-/** A routing thread's answer: the paths in one buffer (route-record.ts encodeLeg), moved rather than copied. */
+/** A routing thread's answer: the paths in one buffer (route-record.ts encodeLeg), copied to the HTTP thread. */
 export type RouteAnswer = { kind: 'ok'; leg: Uint8Array } | { kind: 'unroutable' };
 
 export interface PooledRouterOptions {

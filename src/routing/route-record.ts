@@ -118,7 +118,7 @@ export function encodeLeg(engine: string, paths: EnginePath[]): Buffer {
   const header = Buffer.from(
     JSON.stringify({ engine, paths: paths.map(({ json, ...rest }) => ({ ...rest, bytes: json.length })) }),
   );
-  // Its own ArrayBuffer (never a slice of Node's shared pool), so a routing thread can move it to the HTTP thread.
+  // Its own ArrayBuffer (never a slice of Node's shared pool): postMessage copies a view's whole ArrayBuffer.
   const out = Buffer.allocUnsafeSlow(4 + header.length + paths.reduce((n, p) => n + p.json.length, 0));
   out.writeUInt32LE(header.length, 0);
   header.copy(out, 4);

@@ -25,15 +25,11 @@ serveTasks<{ engine: BuiltinEngine; init: RouteInit; desk?: HelpDesk }>(
     try {
       if (init.testDelayMs) spin(init.testDelayMs, check);
       const r = engine.routeSync(t.from, t.to, t, check, desk);
-      // One buffer with every path, moved to the HTTP thread rather than copied; it is what the route cache keeps.
+      // One buffer with every path, copied to the HTTP thread (worker-host.ts); it is what the route cache keeps.
       return (r.kind === 'ok' ? { kind: 'ok', leg: encodeLeg(engine.name, r.paths) } : r) satisfies RouteAnswer;
     } finally {
       desk?.idle();
     }
-  },
-  (a) => {
-    const leg = (a as RouteAnswer).kind === 'ok' ? (a as { leg: Uint8Array }).leg : undefined;
-    return leg ? [leg.buffer as ArrayBuffer] : [];
   },
 );
 
