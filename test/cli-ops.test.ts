@@ -51,10 +51,13 @@ describe('status and quotas over a live data directory', () => {
     expect(r.out).toContain('api keys        2 (2 active)');
     expect(r.out).toMatch(/^ {2}geonames +\d{3},\d{3} rows {2}imported \d{4}-\d\d-\d\dT.*\(cities500\)$/m);
     expect(r.out).toContain('road graph      none imported');
+    // the embedded gazetteer alone has no near tokens and needs none: no re-import hint
+    expect(r.out).not.toContain('near tokens');
     expect(r.out).toMatch(/^tile pyramid {4}tiles\.mbtiles \(256 px\)/m);
     expect(r.out).toMatch(/^ +2 +1 +[\d.]+ k?B$/m); // zoom 2: one tile stored
     const j = JSON.parse((await cli({}, 'status', '--data', data, '--url', s.url, '--json')).out);
     expect(j.places.sources[0]).toMatchObject({ source: 'geonames', file: 'cities500' });
+    expect(j.places.near_tokens).toBe(false);
     expect(j.tiles[0].zooms.find((z: { z: number }) => z.z === 2)).toMatchObject({ tiles: 1 });
     expect(j.server).toMatchObject({ up: true, health: { postgres: 'ok', redis: 'ok', svc_wired: true } });
     expect(j.disk.used_bytes).toBeGreaterThan(j.places.bytes);

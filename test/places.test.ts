@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI } from './helpers/cli.js';
@@ -9,6 +9,9 @@ import { haversineMeters } from '../src/core/geo.js';
 import { MONACO_PBF, OSM_FIXTURES } from './helpers/fixtures.js';
 import { PlacesIndex } from '../src/store/places/index-db.js';
 import { PLACES_FILE, cellToken, nearExpression } from '../src/store/places/schema.js';
+import { inspectDataDir } from '../src/ops/status.js';
+import { statusText } from '../src/cli/status.js';
+import { openDb } from '../src/store/db.js';
 
 type Pred = { place_id: string; name: string; address: string; lat: number; lng: number; distance_meters?: number };
 
@@ -232,6 +235,20 @@ describe('OSM imports through the CLI', () => {
   });
 
   it('finds the places near a point through the near tokens exactly as through the cell tokens', () => {
+    expect(inspectDataDir(dir).places?.near_tokens).toBe(true); // svcmaps status says so: no re-import hint
+    // a copy as imported before near tokens (no places_meta): status suggests importing the places again
+    const older = mkdtempSync(join(tmpdir(), 'svcmaps-places-older-'));
+    try {
+      copyFileSync(join(dir, PLACES_FILE), join(older, PLACES_FILE));
+      const db = openDb(join(older, PLACES_FILE));
+      db.exec('DROP TABLE places_meta');
+      db.close();
+      const report = { ...inspectDataDir(older), server: { url: 'http://127.0.0.1:1', up: false } };
+      expect(report.places?.near_tokens).toBe(false);
+      expect(statusText(report)).toContain('imported before near tokens');
+    } finally {
+      rmSync(older, { recursive: true, force: true });
+    }
     const index = new PlacesIndex(join(dir, PLACES_FILE));
     try {
       expect(index.nearTokens).toBe(true);

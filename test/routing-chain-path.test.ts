@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,8 @@ import { chainsOf, route, seedAt, seedsOf, sourceSeeds, targetSeeds } from '../s
 import { GRAPH_FILE, loadGraph, type RoadGraph } from '../src/routing/graph.js';
 import { readGraphMeta, writeGraphFile } from '../src/routing/graph-file.js';
 import { maneuvers } from '../src/routing/maneuvers.js';
+import { inspectDataDir } from '../src/ops/status.js';
+import { statusText } from '../src/cli/status.js';
 import { routeLine } from '../src/routing/overview.js';
 import { assemble, linePoints, type RoutePath } from '../src/routing/path.js';
 import { pathManeuvers } from '../src/routing/route-record.js';
@@ -158,6 +160,15 @@ describe('routes of chains', () => {
     // as files were written then: sections on 8 bytes, under the magic of that layout
     relayOn8(old);
     expect(readGraphMeta(old)).toMatchObject({ nodes: g.meta.nodes, version: 3 });
+    // svcmaps status tells the operator that a re-import would write the blocks
+    expect(inspectDataDir(dir).roads?.search_blocks).toBe(true);
+    const oldData = join(dir, 'old-data');
+    mkdirSync(oldData);
+    copyFileSync(old, join(oldData, GRAPH_FILE));
+    expect(inspectDataDir(oldData).roads?.search_blocks).toBe(false);
+    expect(statusText({ ...inspectDataDir(oldData), server: { url: 'http://127.0.0.1:1', up: false } })).toContain(
+      'written before search blocks',
+    );
     const before = loadGraph(old);
     expect(Array.from(before.cEnd)).toEqual(Array.from(g.cEnd));
     expect(Array.from(before.cDev)).toEqual(Array.from(g.cDev));

@@ -5,7 +5,7 @@ import { STORE_FILE } from '../store/data-dir.js';
 import { MBTiles } from '../store/mbtiles.js';
 import { PLACES_FILE } from '../store/places/schema.js';
 import { GRAPH_FILE } from '../routing/graph.js';
-import { readGraphMeta } from '../routing/graph-file.js';
+import { readGraphHeader } from '../routing/graph-file.js';
 import { RenderStore } from '../store/render/reader.js';
 import { mbtilesName, type Scale } from '../tiles/warm-store.js';
 import { processAlive, readPidFile } from './pidfile.js';
@@ -21,8 +21,18 @@ export interface StatusReport {
   data_dir: string;
   exists: boolean;
   store: { bytes: number; keys: number; active_keys: number } | null;
-  places: { bytes: number; places: number; sources: SourceRow[] } | null;
-  roads: { bytes: number; modified: string; nodes?: number; edges?: number; source?: string; built_at?: string } | null;
+  /** `near_tokens`: the index holds autocomplete's near tokens (files imported before them search nearby slower). */
+  places: { bytes: number; places: number; sources: SourceRow[]; near_tokens: boolean } | null;
+  /** `search_blocks`: the file holds the CH search blocks (older files get them made at every start). */
+  roads: {
+    bytes: number;
+    modified: string;
+    nodes?: number;
+    edges?: number;
+    source?: string;
+    built_at?: string;
+    search_blocks?: boolean;
+  } | null;
   render: { bytes: number; meta: Record<string, string> } | null;
   tiles: Array<{
     file: string;
@@ -55,11 +65,14 @@ function dirBytes(dir: string): number {
 }
 
 /** The road graph header only, so a multi-gigabyte graph is not read to describe it. */
-function graphHeader(file: string): { nodes?: number; edges?: number; source?: string; builtAt?: string } {
+function graphHeader(file: string): {
+  meta: { nodes?: number; edges?: number; source?: string; builtAt?: string };
+  sections?: string[];
+} {
   try {
-    return readGraphMeta(file) ?? {};
+    return readGraphHeader(file) ?? { meta: {} };
   } catch {
-    return {}; // unreadable: described as absent
+    return { meta: {} }; // unreadable: described as absent
   }
 }
 
@@ -101,11 +114,16 @@ export function inspectDataDir(root: string): Omit<StatusReport, 'server'> {
     sources: db
       .prepare('SELECT source, imported_at, rows, file FROM sources ORDER BY imported_at')
       .all() as SourceRow[],
+    // places_meta came with the near tokens: an index without the table predates them
+    near_tokens: !!(
+      db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'places_meta'").get() &&
+      db.prepare("SELECT 1 FROM places_meta WHERE key = 'near_tokens'").get()
+    ),
   }));
   const graphFile = join(root, GRAPH_FILE);
   const roads = existsSync(graphFile)
     ? (() => {
-        const h = graphHeader(graphFile);
+        const { meta: h, sections } = graphHeader(graphFile);
         return {
           bytes: size(graphFile),
           modified: statSync(graphFile).mtime.toISOString(),
@@ -113,6 +131,7 @@ export function inspectDataDir(root: string): Omit<StatusReport, 'server'> {
           edges: h.edges,
           source: h.source,
           built_at: h.builtAt,
+          ...(sections ? { search_blocks: sections.includes('chAdj') } : {}),
         };
       })()
     : null;

@@ -107,11 +107,14 @@ export async function readGraphFileShared(path: string): Promise<GraphFileConten
   }
 }
 
+/** The metadata of a graph file without reading its sections, or undefined when the file is no road graph. */
+export const readGraphMeta = (path: string): Record<string, unknown> | undefined => readGraphHeader(path)?.meta;
+
 /**
- * The metadata of a graph file without reading its sections (a status report of a multi-gigabyte graph), or
- * undefined when the file is no road graph.
+ * The header of a graph file, its metadata and the names of its sections, without reading the sections (a status
+ * report of a multi-gigabyte graph), or undefined when the file is no road graph.
  */
-export function readGraphMeta(path: string): Record<string, unknown> | undefined {
+export function readGraphHeader(path: string): { meta: Record<string, unknown>; sections: string[] } | undefined {
   const fd = openSync(path, 'r');
   try {
     const head = Buffer.alloc(12);
@@ -121,7 +124,8 @@ export function readGraphMeta(path: string): Record<string, unknown> | undefined
     if (!isGraphMagic(magic) || len > 64 * 1024 * 1024) return undefined;
     const json = Buffer.alloc(len);
     readSync(fd, json, 0, len, 12);
-    return (JSON.parse(json.toString('utf8')) as { meta?: Record<string, unknown> }).meta;
+    const h = JSON.parse(json.toString('utf8')) as { meta?: Record<string, unknown>; sections?: { name: string }[] };
+    return h.meta && { meta: h.meta, sections: (h.sections ?? []).map((e) => e.name) };
   } catch {
     return undefined;
   } finally {
