@@ -8,7 +8,7 @@ import { HotTier } from '../src/cache/hot-tier.js';
 import { configWith } from '../src/config/load.js';
 import { silentLogger } from '../src/core/log.js';
 import { TileRenderer } from '../src/render/tile-renderer.js';
-import { createTileStack, type TileStack } from '../src/tiles/factory.js';
+import { createOrigin, createTileStack, type TileStack } from '../src/tiles/factory.js';
 import { RenderOrigin } from '../src/tiles/origins/render.js';
 import type { TieredTileService } from '../src/tiles/tiered.js';
 
@@ -102,6 +102,25 @@ describe('tiles: tiers, formats, sizes, conditional requests', () => {
     const bodies = await Promise.all(rs.map(bytesOf));
     expect(bodies.every((b) => b.equals(bodies[0]!))).toBe(true);
     expect(tiles.originCalls - before).toBe(1);
+  });
+});
+
+describe('tiles: the render origin without render threads', () => {
+  it('draws on the calling thread, its renderer loaded at the first tile', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svcmaps-tiles-inproc-'));
+    const origin = createOrigin(
+      configWith({ data_dir: dataDir, tiles: { origin: 'render', render_threads: 0 } }),
+      dataDir,
+    )!;
+    try {
+      expect((origin as RenderOrigin).stats).toBeUndefined(); // no pool
+      const png = await origin.fetch(2, 2, 1, 1);
+      expect(pngSize(png)).toEqual({ w: 256, h: 256 });
+      expect((await origin.fetch(2, 2, 1, 1)).equals(png)).toBe(true); // the same renderer draws again
+    } finally {
+      origin.close?.();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

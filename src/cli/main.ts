@@ -1,33 +1,35 @@
 import { Command, CommanderError, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { CliError, processIo, type Io } from './io.js';
-import { makeKeysCommand } from './keys.js';
-import { makeServeCommand } from './serve.js';
-import { makeImportCommand } from './import.js';
-import { makeSeedCommand } from './seed.js';
-import { makeTilesCommand } from './tiles.js';
-import { makeSelftestCommand } from './selftest.js';
-import { makeQuotasCommand } from './quotas.js';
-import { makeStatusCommand } from './status.js';
-import { makeConfigCommand } from './config.js';
-import { makeReloadCommand } from './reload.js';
-import { makeClusterCommand } from './cluster.js';
 
-export function makeProgram(io: Io): CommandUnknownOpts {
+type MakeCommand = (io: Io) => CommandUnknownOpts;
+
+/**
+ * Each verb's module, loaded when it runs: `svcmaps serve` does not load what import, seed or selftest need
+ * (~90 ms of a start that must answer /livez within a second). In this order in --help.
+ */
+const COMMANDS: Record<string, () => Promise<MakeCommand>> = {
+  serve: async () => (await import('./serve.js')).makeServeCommand,
+  keys: async () => (await import('./keys.js')).makeKeysCommand,
+  import: async () => (await import('./import.js')).makeImportCommand,
+  seed: async () => (await import('./seed.js')).makeSeedCommand,
+  tiles: async () => (await import('./tiles.js')).makeTilesCommand,
+  status: async () => (await import('./status.js')).makeStatusCommand,
+  quotas: async () => (await import('./quotas.js')).makeQuotasCommand,
+  selftest: async () => (await import('./selftest.js')).makeSelftestCommand,
+  reload: async () => (await import('./reload.js')).makeReloadCommand,
+  config: async () => (await import('./config.js')).makeConfigCommand,
+  cluster: async () => (await import('./cluster.js')).makeClusterCommand,
+};
+
+/** The program with the verb `argv` asks for, or with every verb (help, a version, an unknown verb). */
+export async function makeProgram(io: Io, argv: string[] = []): Promise<CommandUnknownOpts> {
   const program = new Command('svcmaps')
     .description('self-hostable maps appliance: places, routing, tiles, styles and glyphs, offline')
     .version('0.1.0')
     .showHelpAfterError(false);
-  program.addCommand(makeServeCommand(io));
-  program.addCommand(makeKeysCommand(io));
-  program.addCommand(makeImportCommand(io));
-  program.addCommand(makeSeedCommand(io));
-  program.addCommand(makeTilesCommand(io));
-  program.addCommand(makeStatusCommand(io));
-  program.addCommand(makeQuotasCommand(io));
-  program.addCommand(makeSelftestCommand(io));
-  program.addCommand(makeReloadCommand(io));
-  program.addCommand(makeConfigCommand(io));
-  program.addCommand(makeClusterCommand(io));
+  const verb = argv[2];
+  const names = verb && Object.hasOwn(COMMANDS, verb) ? [verb] : Object.keys(COMMANDS);
+  for (const make of await Promise.all(names.map((n) => COMMANDS[n]!()))) program.addCommand(make(io));
   const configure = (c: CommandUnknownOpts) => {
     c.exitOverride();
     c.configureOutput({ writeOut: io.out, writeErr: io.err });
@@ -40,7 +42,7 @@ export function makeProgram(io: Io): CommandUnknownOpts {
 /** Runs the CLI and returns the exit code; errors are one line on stderr. */
 export async function run(argv: string[], io: Io = processIo): Promise<number> {
   try {
-    await makeProgram(io).parseAsync(argv);
+    await (await makeProgram(io, argv)).parseAsync(argv);
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : e.exitCode || 1; // commander already printed it

@@ -6,7 +6,7 @@ import { WorkerPool, isTaskAbandoned } from '../limits/worker-pool.js';
 import type { StaticMapRenderer } from '../tiles/staticmap.js';
 import type { TileService } from '../tiles/types.js';
 import { latToY, lngToX } from './mercator.js';
-import { composeStaticMap, type StaticMapSpec } from './staticmap-compose.js';
+import type { StaticMapSpec } from './staticmap-compose.js';
 import { RENDER_NICE } from './worker-pool.js';
 
 const PAD_PX = 28;
@@ -90,7 +90,8 @@ export class TileStaticMap implements StaticMapRenderer {
 
   private async draw(spec: StaticMapSpec, signal?: AbortSignal): Promise<Buffer> {
     const threads = this.o.threads ?? availableParallelism();
-    if (threads < 1) return composeStaticMap(spec);
+    // drawn here only without threads: canvas is loaded then, not on every start
+    if (threads < 1) return (await import('./staticmap-compose.js')).composeStaticMap(spec);
     this.pool ??= new WorkerPool({
       name: 'staticmap',
       here: import.meta.url,

@@ -1,6 +1,5 @@
-import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { type Canvas, createCanvas, loadImage } from '@napi-rs/canvas';
 import type { TileFormat } from '../tiles/types.js';
-import { encodeCanvas } from './tile-renderer.js';
 
 /** Decodes an image and encodes it again in `format`; JPEG, having no alpha, gets a white background. */
 export async function reencodeImage(bytes: Buffer, format: TileFormat): Promise<Buffer> {
@@ -42,4 +41,11 @@ export async function enlargeGridCell(
 export async function decodedImageSize(bytes: Buffer): Promise<{ width: number; height: number }> {
   const img = await loadImage(bytes);
   return { width: img.width, height: img.height };
+}
+
+/** A drawn tile in its format (PNG, or JPEG/WebP at quality 88). */
+export async function encodeCanvas(canvas: Canvas, format: TileFormat): Promise<Buffer> {
+  if (format === 'jpg') return canvas.encode('jpeg', 88);
+  if (format === 'webp') return canvas.encode('webp', 88);
+  return canvas.encode('png');
 }

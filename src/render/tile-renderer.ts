@@ -1,4 +1,4 @@
-import { type Canvas, createCanvas } from '@napi-rs/canvas';
+import { createCanvas } from '@napi-rs/canvas';
 import type { TileFormat } from '../tiles/types.js';
 import { drawBorders, drawCountryLabels, drawLand } from './draw-basemap.js';
 import { drawPlaceLabels, drawPoiLabels, drawRoadLabels } from './draw-labels.js';
@@ -8,6 +8,7 @@ import { ensureFonts } from './fonts.js';
 import { LabelLayer } from './labels.js';
 import { latToY, lngToX, xToLng, yToLat } from './mercator.js';
 import { noPlaceLabels, type PlaceLabelSource } from './place-labels.js';
+import { encodeCanvas } from './tile-image.js';
 import type { RenderStore } from '../store/render/reader.js';
 import { View } from './view.js';
 
@@ -93,10 +94,4 @@ export class TileRenderer {
     this.draw(new View(ctx, z, x / n, y / n, 256, 256));
     return encodeCanvas(canvas, format);
   }
-}
-
-export async function encodeCanvas(canvas: Canvas, format: TileFormat): Promise<Buffer> {
-  if (format === 'jpg') return canvas.encode('jpeg', 88);
-  if (format === 'webp') return canvas.encode('webp', 88);
-  return canvas.encode('png');
 }

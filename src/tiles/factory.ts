@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { Admission } from '../limits/admission.js';
 import { RenderStore } from '../store/render/reader.js';
 import { RENDER_DB } from '../store/render/schema.js';
-import { TileRenderer } from '../render/tile-renderer.js';
+import type { RendererDeps, TileRenderer } from '../render/tile-renderer.js';
 import { RenderPool } from '../render/worker-pool.js';
 import type { PlaceLabelSource } from '../render/place-labels.js';
 import { TileStaticMap } from '../render/staticmap.js';
@@ -19,6 +19,20 @@ import { XyzOrigin } from './origins/xyz.js';
 import { TieredTileService } from './tiered.js';
 import { WarmStore } from './warm-store.js';
 
+/**
+ * A renderer on the calling thread (no render threads), its module loaded at the first tile: canvas and the
+ * basemap's data cost a start ~50 ms, and a server with render threads never draws on its HTTP thread.
+ */
+function lazyRenderer(deps: RendererDeps): Pick<TileRenderer, 'renderTile'> {
+  let renderer: Promise<TileRenderer> | undefined;
+  return {
+    renderTile: async (...tile) => {
+      renderer ??= import('../render/tile-renderer.js').then((m) => new m.TileRenderer(deps));
+      return (await renderer).renderTile(...tile);
+    },
+  };
+}
+
 /** The configured origin (tiles.origin); `none` serves only what is stored. */
 export function createOrigin(config: Config, dataDir: string, places?: PlaceLabelSource): TileOrigin | undefined {
   const t = config.tiles;
@@ -28,7 +42,7 @@ export function createOrigin(config: Config, dataDir: string, places?: PlaceLabe
       return t.render_threads > 0 && !places
         ? new RenderOrigin(new RenderPool(t.render_threads, dataDir))
         : new RenderOrigin(
-            new TileRenderer({
+            lazyRenderer({
               store: RenderStore.inDataDir(dataDir),
               places: places ?? GazetteerLabels.inDataDir(dataDir),
             }),

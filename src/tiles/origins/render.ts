@@ -11,7 +11,7 @@ import { OriginError, type TileOrigin } from './types.js';
  */
 export class RenderOrigin implements TileOrigin {
   readonly name = 'render';
-  constructor(private readonly renderer: TileRenderer | RenderPool) {}
+  constructor(private readonly renderer: Pick<TileRenderer, 'renderTile'> | RenderPool) {}
 
   /** The render threads' occupancy (undefined when rendering on the calling thread). */
   get stats(): RenderPoolStats | undefined {
