@@ -425,19 +425,23 @@ describe('places in worker threads', () => {
 });
 
 describe('engine pool', () => {
-  // A moved ArrayBuffer is detached, and V8 then compiles every typed-array access of that thread with a detached
-  // check (routes x1.12 slower): answers must be copied to the pool's thread, leaving the engine's memory alone.
-  it('copies answers to the pool thread, never detaching a buffer of the engine thread', async () => {
-    const pool = new WorkerPool({
-      name: 'keeper',
-      here: new URL('./helpers/answer-keeper-worker.ts', import.meta.url).href,
-      module: 'answer-keeper-worker',
+  /** One thread running `module` (beside the file `here` names), for tests of the pool itself. */
+  const onePool = (name: string, here: string, module: string, timeoutMs: number) =>
+    new WorkerPool({
+      name,
+      here: new URL(here, import.meta.url).href,
+      module,
       size: 1,
       queue: 4,
       shedCode: 'DIRECTIONS_BACKPRESSURE',
-      timeoutMs: 10_000,
+      timeoutMs,
       init: {},
     });
+
+  // A moved ArrayBuffer is detached, and V8 then compiles every typed-array access of that thread with a detached
+  // check (routes x1.12 slower): answers must be copied to the pool's thread, leaving the engine's memory alone.
+  it('copies answers to the pool thread, never detaching a buffer of the engine thread', async () => {
+    const pool = onePool('keeper', './helpers/answer-keeper-worker.ts', 'answer-keeper-worker', 10_000);
     try {
       const first = await pool.run<{ keptBytes: number; bytes: Uint8Array }>({});
       expect(first.keptBytes).toBe(-1);
@@ -451,16 +455,7 @@ describe('engine pool', () => {
   });
 
   it('a thread that dies before it is set up is replaced after a growing back-off, not in a hot loop', async () => {
-    const pool = new WorkerPool({
-      name: 'broken',
-      here: new URL('../src/routing/route-pool.ts', import.meta.url).href,
-      module: 'no-such-worker',
-      size: 1,
-      queue: 4,
-      shedCode: 'DIRECTIONS_BACKPRESSURE',
-      timeoutMs: 300,
-      init: {},
-    });
+    const pool = onePool('broken', '../src/routing/route-pool.ts', 'no-such-worker', 300);
     try {
       const t0 = performance.now();
       const e = await pool.run({}).catch((err: unknown) => err);
