@@ -1,8 +1,8 @@
-import { GAZETTEER_SOURCE } from '../places/sources/gazetteer.js';
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { inspectDataDir, probeServer, type StatusReport } from '../ops/status.js';
+import { GAZETTEER_SOURCE } from '../places/sources/gazetteer.js';
 import { readPidFile } from '../ops/pidfile.js';
 import { fmtBytes, summaryTable } from './tiles-format.js';
 import { CliError, type Io } from './io.js';
