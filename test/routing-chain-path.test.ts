@@ -8,7 +8,7 @@ import { BuiltinEngine } from '../src/routing/builtin-engine.js';
 import { CHQuery } from '../src/routing/ch-query.js';
 import { chainsOf, route, seedAt, seedsOf, sourceSeeds, targetSeeds } from '../src/routing/chains.js';
 import { GRAPH_FILE, loadGraph, type RoadGraph } from '../src/routing/graph.js';
-import { readGraphMeta, writeGraphFile } from '../src/routing/graph-file.js';
+import { readGraphHeader, writeGraphFile } from '../src/routing/graph-file.js';
 import { maneuvers } from '../src/routing/maneuvers.js';
 import { inspectDataDir } from '../src/ops/status.js';
 import { statusText } from '../src/cli/status.js';
@@ -159,7 +159,7 @@ describe('routes of chains', () => {
     writeGraphFile(old, g.meta as unknown as Record<string, unknown>, sections);
     // as files were written then: sections on 8 bytes, under the magic of that layout
     relayOn8(old);
-    expect(readGraphMeta(old)).toMatchObject({ nodes: g.meta.nodes, version: 3 });
+    expect(readGraphHeader(old)?.meta).toMatchObject({ nodes: g.meta.nodes, version: 3 });
     // svcmaps status tells the operator that a re-import would write the blocks
     expect(inspectDataDir(dir).roads?.search_blocks).toBe(true);
     const oldData = join(dir, 'old-data');

@@ -26,7 +26,7 @@ export function thpMode(file = '/sys/kernel/mm/transparent_hugepage/enabled'): s
 }
 
 /** Whether glibc's huge-page tunable is set (to any value: an operator who set it to 0 chose so) in `env`. */
-export const hugePagesTunableSet = (env: NodeJS.ProcessEnv): boolean =>
+const hugePagesTunableSet = (env: NodeJS.ProcessEnv): boolean =>
   /(^|:)glibc\.malloc\.hugetlb=/.test(env.GLIBC_TUNABLES ?? '');
 
 /**

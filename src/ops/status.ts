@@ -4,6 +4,7 @@ import { openDb } from '../store/db.js';
 import { STORE_FILE } from '../store/data-dir.js';
 import { MBTiles } from '../store/mbtiles.js';
 import { PLACES_FILE } from '../store/places/schema.js';
+import { hasNearTokens } from '../store/places/index-db.js';
 import { GRAPH_FILE } from '../routing/graph.js';
 import { readGraphHeader } from '../routing/graph-file.js';
 import { RenderStore } from '../store/render/reader.js';
@@ -114,11 +115,7 @@ export function inspectDataDir(root: string): Omit<StatusReport, 'server'> {
     sources: db
       .prepare('SELECT source, imported_at, rows, file FROM sources ORDER BY imported_at')
       .all() as SourceRow[],
-    // places_meta came with the near tokens: an index without the table predates them
-    near_tokens: !!(
-      db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'places_meta'").get() &&
-      db.prepare("SELECT 1 FROM places_meta WHERE key = 'near_tokens'").get()
-    ),
+    near_tokens: hasNearTokens(db),
   }));
   const graphFile = join(root, GRAPH_FILE);
   const roads = existsSync(graphFile)

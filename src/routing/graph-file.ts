@@ -107,9 +107,6 @@ export async function readGraphFileShared(path: string): Promise<GraphFileConten
   }
 }
 
-/** The metadata of a graph file without reading its sections, or undefined when the file is no road graph. */
-export const readGraphMeta = (path: string): Record<string, unknown> | undefined => readGraphHeader(path)?.meta;
-
 /**
  * The header of a graph file, its metadata and the names of its sections, without reading the sections (a status
  * report of a multi-gigabyte graph), or undefined when the file is no road graph.

@@ -1,6 +1,17 @@
 import Database from 'better-sqlite3';
 import type { PlaceRow } from './schema.js';
 
+/**
+ * Whether a places index holds every place's near tokens (schema.ts nearTokens); files written before them have no
+ * places_meta.
+ */
+export function hasNearTokens(db: Database.Database): boolean {
+  return (
+    !!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'places_meta'").get() &&
+    !!db.prepare("SELECT 1 FROM places_meta WHERE key = 'near_tokens'").get()
+  );
+}
+
 export type IndexedPlace = PlaceRow & { id: number };
 
 /**
@@ -85,10 +96,7 @@ export class PlacesIndex {
       `SELECT s.place_id, s.lat1, s.lng1, s.lat2, s.lng2 FROM street_segments s WHERE s.id IN
          (SELECT id FROM segments_rtree WHERE max_lat >= ? AND min_lat <= ? AND max_lng >= ? AND min_lng <= ?)`,
     );
-    // (files written before the near tokens have no places_meta)
-    this.nearTokens =
-      !!this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'places_meta'").get() &&
-      !!this.db.prepare("SELECT 1 FROM places_meta WHERE key = 'near_tokens'").get();
+    this.nearTokens = hasNearTokens(this.db);
     const meta = this.db.prepare("SELECT COALESCE(MAX(imported_at), '') AS g FROM sources").get() as { g: string };
     this.generation = meta.g;
     this.count = (this.db.prepare('SELECT COUNT(*) AS n FROM places').get() as { n: number }).n;
