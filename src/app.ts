@@ -175,6 +175,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
   let routingState: Readiness['routing'] = builtinRouting ? 'loading' : 'ready';
   // Places threads open places.db in the background; queries sent meanwhile wait for them (not ready for /readyz).
   let placesReady = !threads;
+  const requests = new RequestMetrics(metrics);
   const directions = new DirectionsService({
     // built-in router over <data>/roads.graph (no-graph engine until it is loaded or imported), or the upstream
     engine: o.routing ?? (builtinRouting ? noGraphEngine : createRoutingEngine(config.routing, dir.root, log)),
@@ -183,6 +184,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     prefetchPool: routePools.prefetch,
     prefetchTimeoutMs: config.prefetch.timeout_ms,
     log,
+    alone: () => requests.inflight <= 1,
   });
   const sqlCheck = () => {
     try {
@@ -219,7 +221,6 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     quotas: (nowMs) => (cluster ? cluster.quotas(nowMs) : readQuotas(config.data_dir, nowMs)),
   };
 
-  const requests = new RequestMetrics(metrics);
   const router = new Router();
   registerAll(router, services);
   const pipeline = new Pipeline({

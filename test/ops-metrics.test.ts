@@ -150,6 +150,8 @@ describe('/metrics endpoints', () => {
       svcmaps_engine_tasks_completed_total: 'counter: Engine tasks a thread answered',
       svcmaps_engine_tasks_helped_total:
         "counter: Parts of engine tasks written by another thread than the task's (routing: paths of a route answer)",
+      svcmaps_engine_tasks_inline_total:
+        'counter: Engine tasks run on the calling thread instead (routing: short routes while the HTTP thread is free), by outcome: answered there, or handed on to a pool thread after running over budget',
       svcmaps_engine_tasks_shed_total:
         'counter: Engine tasks refused at once because the pool queue was full (*_BACKPRESSURE)',
       svcmaps_engine_tasks_abandoned_total:

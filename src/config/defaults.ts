@@ -104,6 +104,11 @@ export interface RoutingConfig {
   share_paths: boolean;
   /** Routes the routing threads answer once everything else is up, before /readyz says ready (0 = none). */
   warm_routes: number;
+  /**
+   * A single-leg route whose ends are at most this far apart is computed on the HTTP thread while no other request
+   * is in flight, rather than handed to a routing thread (routing/route-inline.ts); 0 = always a routing thread.
+   */
+  inline_max_km: number;
 }
 
 /** One admission lane's budget: how many jobs may wait, and how long one may wait to start (0 = sized from the machine). */
@@ -191,6 +196,7 @@ export const DEFAULTS: Config = {
     queue: 64,
     share_paths: true,
     warm_routes: 400,
+    inline_max_km: 50,
   },
   admission: {
     interactive: { queue: 0, wait_ms: 5000 },

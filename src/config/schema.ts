@@ -66,6 +66,7 @@ export const CONFIG_SCHEMA = obj({
     queue: int(0, 100_000),
     share_paths: { type: 'boolean' },
     warm_routes: int(0, 100_000),
+    inline_max_km: int(0, 1000),
   }),
   tiles: obj({
     origin: { enum: ['render', 'xyz', 'mbtiles', 'none'] },

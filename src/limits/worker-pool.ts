@@ -102,6 +102,11 @@ export interface WorkerPoolStats {
   completed: number;
   /** Parts of a task written by another thread of the pool than the one running it (routing: route-help.ts). */
   helped?: number;
+  /**
+   * Tasks run on the calling thread instead (routing: short routes while the HTTP thread is free, route-inline.ts):
+   * answered there, or handed on to the pool after running over their budget.
+   */
+  inline?: { answered: number; handedOn: number };
 }
 
 export class WorkerPool {

@@ -68,6 +68,20 @@ export function registerEngineMetrics(registry: MetricsRegistry, engines: Engine
       for (const [engine, s] of pools()) if (s.helped !== undefined) yield [{ engine }, s.helped];
     },
   );
+  series(
+    'counter',
+    'svcmaps_engine_tasks_inline_total',
+    'Engine tasks run on the calling thread instead (routing: short routes while the HTTP thread is free), by outcome: ' +
+      'answered there, or handed on to a pool thread after running over budget',
+    ['engine', 'outcome'],
+    function* () {
+      for (const [engine, s] of pools())
+        if (s.inline) {
+          yield [{ engine, outcome: 'answered' }, s.inline.answered];
+          yield [{ engine, outcome: 'handed_on' }, s.inline.handedOn];
+        }
+    },
+  );
   engineSeries(
     'counter',
     'svcmaps_engine_tasks_shed_total',

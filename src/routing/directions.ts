@@ -52,6 +52,11 @@ export interface DirectionsDeps {
   prefetchTimeoutMs: number;
   log: Logger;
   cache?: RouteCache;
+  /**
+   * True while the request being answered is the only one the server has in flight: its route may then be computed
+   * on the HTTP thread when short (RouteOptions.inline). Absent: never.
+   */
+  alone?: () => boolean;
 }
 
 /** GeoJSON text around coordinates that are JSON text already. */
@@ -93,7 +98,7 @@ export class DirectionsService {
     const elapsed = () => Math.round(performance.now() - started);
     return this.d.pool.run(async () => {
       if (r.waypoints.length) return this.multiLeg(r, elapsed);
-      const res = await this.leg(r.origin, r.dest, r, r.maxWaitMs);
+      const res = await this.leg(r.origin, r.dest, r, r.maxWaitMs, this.d.alone?.());
       if (res === 'unroutable') throw new AppError('DIRECTIONS_UNROUTABLE');
       if (!res) return this.degraded(r.origin, r.dest, elapsed());
       // Each route object and the primary's polyline go into the answer as the bytes the engine wrote.
@@ -126,12 +131,14 @@ export class DirectionsService {
   /**
    * One leg: the cached or computed paths, 'unroutable', or undefined when it failed or ran out of budget (the
    * caller degrades). A computation that outlives the budget still lands in the cache, so a retry is a hit.
+   * `inline`: the engine may compute it on this thread (a single leg, the server otherwise idle).
    */
   private async leg(
     a: LatLng,
     b: LatLng,
     r: DirectionsRequest,
     budgetMs?: number,
+    inline = false,
   ): Promise<LegAnswer | 'unroutable' | undefined> {
     const alternatives = r.waypoints.length ? 0 : 2;
     const { engine, cache } = this.d;
@@ -143,7 +150,14 @@ export class DirectionsService {
     if (cached?.paths.length) return { paths: cached.paths, source: hit!.tier, engine: cached.engine };
     // The requester's signal goes with the query: once the client is gone (or the whole-request timeout answered)
     // the engine drops or abandons it. A max_wait_ms expiry does not: the query goes on to warm the cache.
-    const work = engine.route(a, b, { ...opts, signal: r.signal }).then(
+    const query = {
+      ...opts,
+      inline,
+      get signal() {
+        return r.signal; // read only by an engine that hands the query to another thread
+      },
+    };
+    const work = engine.route(a, b, query).then(
       (res) => {
         // An engine that already encoded the leg (the routing threads) hands over the buffer the cache keeps.
         if (res.kind === 'ok' && res.paths.length)

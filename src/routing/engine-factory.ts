@@ -14,6 +14,8 @@ import { valhallaEngine } from './upstream/valhalla.js';
 export interface RoutingTestHooks {
   /** Every built-in query keeps its routing thread busy this long first (a stand-in for a slow route). */
   testDelayMs?: number;
+  /** A route computed on the HTTP thread gives up after this long (see route-inline.ts). */
+  testInlineBudgetMs?: number;
   /** loadRoutingEngine awaits this before it reads the graph: holds a server in its "routing loading" state. */
   beforeLoad?: () => Promise<void>;
 }
@@ -111,5 +113,7 @@ const routerOptions = (cfg: RoutingConfig, hooks: RoutingTestHooks): PooledRoute
   queue: cfg.queue,
   timeoutMs: cfg.timeout_ms,
   testDelayMs: hooks.testDelayMs,
+  testInlineBudgetMs: hooks.testInlineBudgetMs,
   help: cfg.share_paths,
+  inlineMaxKm: cfg.inline_max_km,
 });

@@ -5,6 +5,7 @@ import { isTaskAbandoned, WorkerPool, type WorkerPoolStats } from '../limits/wor
 import type { RoadGraph } from './graph.js';
 import { helpWords, pathsShared, type HelpInit } from './route-help.js';
 import { decodeLeg } from './route-record.js';
+import { InlineRouter } from './route-inline.js';
 import type { EngineResult, RouteOptions, RoutingEngine } from './types.js';
 
 /** What every routing thread starts with: the shared graph (typed arrays over one SharedArrayBuffer) and options. */
@@ -43,7 +44,14 @@ export interface PooledRouterOptions {
   help?: boolean;
   /** Test hook only (see HelpInit.minPieces). */
   testHandOverMinPieces?: number;
+  /** Routes whose ends are at most this far apart run on the calling thread when it is free (route-inline.ts); 0: never. */
+  inlineMaxKm?: number;
+  /** Test hook only: an inline search gives up after this long (default INLINE_BUDGET_MS). */
+  testInlineBudgetMs?: number;
 }
+
+/** An inline search still running after this long gives up and goes to the routing threads. */
+const INLINE_BUDGET_MS = 3;
 
 /**
  * The built-in router off the event loop: queries run in a pool of routing threads that all map the one road
@@ -58,11 +66,16 @@ export class PooledRouter implements RoutingEngine {
   private pool: WorkerPool | undefined;
   private closed = false;
   private help: HelpInit | undefined;
+  private readonly inline: InlineRouter;
 
   constructor(
     private graph: RoadGraph,
     private readonly opts: PooledRouterOptions,
-  ) {}
+  ) {
+    // a query the test hook slows down stands for a long route: it never runs inline
+    const maxKm = opts.testDelayMs ? 0 : (opts.inlineMaxKm ?? 0);
+    this.inline = new InlineRouter(opts.snapMaxMeters, maxKm, opts.testInlineBudgetMs ?? INLINE_BUDGET_MS);
+  }
 
   get version(): string {
     return this.graph.meta.buildId;
@@ -76,10 +89,13 @@ export class PooledRouter implements RoutingEngine {
     return this.opts.threads > 0 ? this.opts.threads : availableParallelism();
   }
 
-  /** Thread and queue occupancy, and the paths one thread wrote for another's answer, for metrics and tests. */
+  /**
+   * Thread and queue occupancy, the paths one thread wrote for another's answer, and the queries answered on the
+   * calling thread, for metrics and tests.
+   */
   get stats(): WorkerPoolStats | undefined {
     const s = this.pool?.stats;
-    return s && { ...s, helped: this.help ? pathsShared(this.help.words) : 0 };
+    return s && { ...s, helped: this.help ? pathsShared(this.help.words) : 0, inline: { ...this.inline.counts } };
   }
 
   start(): void {
@@ -140,10 +156,12 @@ export class PooledRouter implements RoutingEngine {
         const k = left--;
         const u = Math.floor(rnd() * nodes);
         const v = k % 2 ? Math.floor(rnd() * nodes) : Math.min(nodes - 1, u + Math.floor(rnd() * 2000));
+        // local ones may run on this thread as a quiet server's would (route-inline.ts), so its code warms up too
         const opts = {
           alternatives: 2,
           locale: k % 4 < 2 ? 'en' : 'ar',
           overview: k % 5 ? 'simplified' : 'full',
+          inline: k % 2 === 0,
         } as const;
         await this.route(node(u), node(v), opts).catch(() => undefined); // unroutable pairs warm up too
       }
@@ -153,6 +171,10 @@ export class PooledRouter implements RoutingEngine {
 
   async route(from: LatLng, to: LatLng, opts: RouteOptions): Promise<EngineResult> {
     this.start();
+    if (opts.inline && this.inline.fits(from, to)) {
+      const here = this.inline.route(this.graph, from, to, opts);
+      if (here) return here;
+    }
     const task: RouteTask = { from, to, alternatives: opts.alternatives, locale: opts.locale, overview: opts.overview };
     try {
       const a = await this.pool!.run<RouteAnswer>(task, { signal: opts.signal });

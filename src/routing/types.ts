@@ -50,6 +50,11 @@ export interface RouteOptions {
   overview: Overview;
   /** Fires when nobody waits for the answer any more: the engine may drop or abandon the query. */
   signal?: AbortSignal;
+  /**
+   * The calling thread has nothing else to do: a short query may run on it rather than be handed to another thread
+   * (the built-in router, route-inline.ts). Engines that only call out ignore it.
+   */
+  inline?: boolean;
 }
 
 /**
