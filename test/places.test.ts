@@ -276,8 +276,23 @@ describe('OSM imports through the CLI', () => {
           }
         }
       expect(found).toBeGreaterThan(300);
+      // whole words of two characters ("Im L", "Al S": the word before the one being typed) have theirs too
+      expect(index.nearShortWords).toBe(true);
+      const pairs = index.prefixTerms('', 1_000_000)!.filter((t) => [...t].length === 2);
+      expect(pairs.length).toBeGreaterThan(20);
+      let foundShort = 0;
+      for (const w of pairs)
+        for (const [lat, lng] of points) {
+          const cells: string[] = [];
+          for (const dLat of [-1, 0, 1]) for (const dLng of [-1, 0, 1]) cells.push(cellToken(lat + dLat, lng + dLng));
+          const want = ids(`("${w}") AND (${cells.join(' OR ')})`);
+          expect(ids(`("${w}") AND (${nearExpression(lat, lng, w, true)!})`)).toEqual(want);
+          if (want.length) foundShort++;
+        }
+      expect(foundShort).toBeGreaterThan(10);
       // shorter than a near token, or not one token: no near expression (the caller uses the cells)
-      expect(nearExpression(30, 31, 'ab')).toBeUndefined();
+      expect(nearExpression(30, 31, 'ab')).toBeUndefined(); // a prefix being typed
+      expect(nearExpression(30, 31, 'a', true)).toBeUndefined();
       expect(nearExpression(30, 31, 'ab-cd')).toBeUndefined();
     } finally {
       index.close();

@@ -4,7 +4,7 @@ import { openDb } from '../store/db.js';
 import { STORE_FILE } from '../store/data-dir.js';
 import { MBTiles } from '../store/mbtiles.js';
 import { PLACES_FILE } from '../store/places/schema.js';
-import { hasNearTokens } from '../store/places/index-db.js';
+import { nearTokensVersion } from '../store/places/index-db.js';
 import { GRAPH_FILE } from '../routing/graph.js';
 import { readGraphHeader } from '../routing/graph-file.js';
 import { RenderStore } from '../store/render/reader.js';
@@ -115,7 +115,7 @@ export function inspectDataDir(root: string): Omit<StatusReport, 'server'> {
     sources: db
       .prepare('SELECT source, imported_at, rows, file FROM sources ORDER BY imported_at')
       .all() as SourceRow[],
-    near_tokens: hasNearTokens(db),
+    near_tokens: nearTokensVersion(db) > 0,
   }));
   const graphFile = join(root, GRAPH_FILE);
   const roads = existsSync(graphFile)

@@ -7,6 +7,7 @@ import {
   FINAL_SQL,
   LOCALITY_KINDS,
   nearTokens,
+  NEAR_TOKENS_VERSION,
   PLACE_COLUMNS,
   PLACES_SCHEMA_VERSION,
   STAGING_SQL,
@@ -137,7 +138,7 @@ export class PlacesBuilder {
         SELECT p.id, s.lat1, s.lng1, s.lat2, s.lng2 FROM seg_staging s JOIN places p ON p.cid = s.cid;
       INSERT INTO segments_rtree SELECT id, MIN(lat1, lat2), MAX(lat1, lat2), MIN(lng1, lng2), MAX(lng1, lng2) FROM street_segments;
       CREATE INDEX places_source ON places (source);
-      INSERT INTO places_meta VALUES ('near_tokens', '1');
+      INSERT INTO places_meta VALUES ('near_tokens', '${NEAR_TOKENS_VERSION}');
       DROP TABLE staging; DROP TABLE seg_staging;
       COMMIT;`);
     const now = new Date().toISOString();

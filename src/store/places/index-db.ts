@@ -2,14 +2,14 @@ import Database from 'better-sqlite3';
 import type { PlaceRow } from './schema.js';
 
 /**
- * Whether a places index holds every place's near tokens (schema.ts nearTokens); files written before them have no
- * places_meta.
+ * The version of every place's near tokens a places index holds (schema.ts nearTokens, NEAR_TOKENS_VERSION), 0 when
+ * it has none; files written before them have no places_meta.
  */
-export function hasNearTokens(db: Database.Database): boolean {
-  return (
-    !!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'places_meta'").get() &&
-    !!db.prepare("SELECT 1 FROM places_meta WHERE key = 'near_tokens'").get()
-  );
+export function nearTokensVersion(db: Database.Database): number {
+  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'places_meta'").get()) return 0;
+  const row = db.prepare("SELECT value FROM places_meta WHERE key = 'near_tokens'").get() as
+    { value: string } | undefined;
+  return row ? Number(row.value) || 0 : 0;
 }
 
 export type IndexedPlace = PlaceRow & { id: number };
@@ -63,6 +63,8 @@ export class PlacesIndex {
   readonly count: number;
   /** Whether every place's near tokens are indexed (schema.ts nearTokens; files written before them are not). */
   readonly nearTokens: boolean;
+  /** Whether they include two-character words' (NEAR_TOKENS_VERSION 2). */
+  readonly nearShortWords: boolean;
   private cols: ScoringColumns | undefined;
 
   constructor(file: string) {
@@ -96,7 +98,9 @@ export class PlacesIndex {
       `SELECT s.place_id, s.lat1, s.lng1, s.lat2, s.lng2 FROM street_segments s WHERE s.id IN
          (SELECT id FROM segments_rtree WHERE max_lat >= ? AND min_lat <= ? AND max_lng >= ? AND min_lng <= ?)`,
     );
-    this.nearTokens = hasNearTokens(this.db);
+    const near = nearTokensVersion(this.db);
+    this.nearTokens = near > 0;
+    this.nearShortWords = near >= 2;
     const meta = this.db.prepare("SELECT COALESCE(MAX(imported_at), '') AS g FROM sources").get() as { g: string };
     this.generation = meta.g;
     this.count = (this.db.prepare('SELECT COUNT(*) AS n FROM places').get() as { n: number }).n;

@@ -87,7 +87,8 @@ export const FINAL_SQL = `
   CREATE TABLE street_segments (id INTEGER PRIMARY KEY, place_id INTEGER NOT NULL, lat1 REAL, lng1 REAL, lat2 REAL, lng2 REAL);
   CREATE VIRTUAL TABLE segments_rtree USING rtree(id, min_lat, max_lat, min_lng, max_lng);
   CREATE TABLE sources (source TEXT PRIMARY KEY, imported_at TEXT NOT NULL, rows INTEGER NOT NULL, file TEXT);
-  -- What this file's index holds beyond its layout version: 'near_tokens' (every place's, see nearTokens).
+  -- What this file's index holds beyond its layout version: 'near_tokens' (every place's, see nearTokens; the value
+  -- is their version, NEAR_TOKENS_VERSION).
   CREATE TABLE places_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
@@ -103,14 +104,18 @@ export function cellsAround(lat: number, lng: number, token: (lat: number, lng: 
 
 /**
  * Near tokens: a place's 1-degree cell joined with the first NEAR_CHARS characters of each of its words ("vaduz" in
- * cell 137x189 gives "ꙮ137189vad"). A typed word of at least that many characters is near here exactly when one
- * of the nine cells around the point has the near token of its beginning, so the nearby candidates of a search are
- * the union of nine short lists. Intersected with the cell tokens instead, FTS walked every place of the country
- * whose words begin with the typed one (1.4 ms at 600 copies, where every name is in 600 places). The mark is a
- * letter FTS5 keeps in a token and no name has, so no typed word begins a near token; the cell is 3 + 3 digits, so
- * a word starting with a digit cannot run into it.
+ * cell 137x189 gives "ꙮ137189vad"), and with each of its words of NEAR_CHARS - 1 characters whole ("im", "al",
+ * "بن"). A typed word of at least NEAR_CHARS characters, or a whole typed word of two (one the user has typed past),
+ * is near here exactly when one of the nine cells around the point has its near token, so the nearby candidates of a
+ * search are the union of nine short lists. Intersected with the cell tokens instead, FTS walked every place of the
+ * country with those words (1.4 ms at 600 copies, where every name is in 600 places; "Im L", "Al S": 10-15 ms).
+ * The mark is a letter FTS5 keeps in a token and no name has, so no typed word begins a near token; the cell is 3 + 3
+ * digits, so a word starting with a digit cannot run into it, and a two-character word's token is shorter than every
+ * three-character one.
  */
 export const NEAR_CHARS = 3;
+/** places_meta `near_tokens` of a file whose near tokens include two-character words (1: longer words only). */
+export const NEAR_TOKENS_VERSION = 2;
 const NEAR_MARK = '\uA66E';
 /** Characters FTS5's unicode61 tokenizer separates tokens at: a near token is made of one token's beginning. */
 const FTS_SEPARATORS = /[^\p{L}\p{N}\p{M}\p{Co}]+/u;
@@ -118,10 +123,15 @@ const pad3 = (n: number) => String(n).padStart(3, '0');
 const nearCell = (lat: number, lng: number) =>
   `${NEAR_MARK}${pad3(Math.floor(lat) + 90)}${pad3(Math.floor(lng) + 180)}`;
 
-/** The first NEAR_CHARS characters of `word`, when it is one FTS token that long. */
-function nearKey(word: string): string | undefined {
+/**
+ * The near key of `word` when it is one FTS token: its first NEAR_CHARS characters, or, when `whole` (the word is
+ * complete, not a prefix being typed) and it is one character shorter, the word itself.
+ */
+function nearKey(word: string, whole: boolean): string | undefined {
+  if (FTS_SEPARATORS.test(word)) return undefined;
   const chars = [...word];
-  return chars.length >= NEAR_CHARS && !FTS_SEPARATORS.test(word) ? chars.slice(0, NEAR_CHARS).join('') : undefined;
+  if (chars.length >= NEAR_CHARS) return chars.slice(0, NEAR_CHARS).join('');
+  return whole && chars.length === NEAR_CHARS - 1 ? word : undefined;
 }
 
 /** The near tokens of a place at (lat, lng) whose FTS document is `tokens` (space-separated), space-separated. */
@@ -129,18 +139,19 @@ export function nearTokens(tokens: string, lat: number, lng: number): string {
   const cell = nearCell(lat, lng);
   const out = new Set<string>();
   for (const word of tokens.split(FTS_SEPARATORS)) {
-    const k = nearKey(word);
+    const k = nearKey(word, true);
     if (k) out.add(cell + k);
   }
   return [...out].join(' ');
 }
 
 /**
- * FTS5 expression: places in the 3x3 cells around (lat, lng) with a word beginning as `word` does; undefined when
- * `word` is shorter than NEAR_CHARS or not one token (the caller intersects with the cell tokens instead).
+ * FTS5 expression: places in the 3x3 cells around (lat, lng) with a word beginning as `word` does (`whole`: a word
+ * that is `word`, which a two-character word needs); undefined when `word` has no near key (the caller intersects
+ * with the cell tokens instead).
  */
-export function nearExpression(lat: number, lng: number, word: string): string | undefined {
-  const k = nearKey(word);
+export function nearExpression(lat: number, lng: number, word: string, whole = false): string | undefined {
+  const k = nearKey(word, whole);
   return k && cellsAround(lat, lng, (a, b) => `"${nearCell(a, b)}${k}"`);
 }
 
