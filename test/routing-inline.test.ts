@@ -34,8 +34,12 @@ const far = [
 ] as const;
 const opts = (inline: boolean): RouteOptions => ({ alternatives: 2, locale: 'ar', overview: 'simplified', inline });
 
-function engine(routing: Partial<RoutingConfig>, hooks: RoutingTestHooks = {}): PooledRouter {
-  return createRoutingEngine({ ...DEFAULTS.routing, threads: 1, ...routing }, dir, silentLogger, hooks) as PooledRouter;
+/** A built-in router over the Monaco graph, its thread and its inline router up. */
+async function engine(routing: Partial<RoutingConfig>, hooks: RoutingTestHooks = {}): Promise<PooledRouter> {
+  const cfg = { ...DEFAULTS.routing, threads: 1, ...routing };
+  const e = createRoutingEngine(cfg, dir, silentLogger, hooks) as PooledRouter;
+  await e.whenReady();
+  return e;
 }
 
 const bytes = (r: Awaited<ReturnType<PooledRouter['route']>>) => {
@@ -45,7 +49,7 @@ const bytes = (r: Awaited<ReturnType<PooledRouter['route']>>) => {
 
 describe('routes on the calling thread', () => {
   it('answers a short route there, the same bytes a routing thread answers', async () => {
-    const e = engine({ inline_max_km: 50 });
+    const e = await engine({ inline_max_km: 50 });
     try {
       const here = await e.route(near[0], near[1], opts(true));
       expect(e.stats).toMatchObject({ completed: 0, inline: { answered: 1, handedOn: 0 } });
@@ -61,8 +65,8 @@ describe('routes on the calling thread', () => {
   });
 
   it('sends routes past routing.inline_max_km, and every route when it is 0, to the routing threads', async () => {
-    const e = engine({ inline_max_km: 1 });
-    const off = engine({ inline_max_km: 0 });
+    const e = await engine({ inline_max_km: 1 });
+    const off = await engine({ inline_max_km: 0 });
     try {
       expect((await e.route(far[0], far[1], opts(true))).kind).toBe('ok');
       expect(e.stats).toMatchObject({ completed: 1, inline: { answered: 0 } });
@@ -79,9 +83,8 @@ describe('routes on the calling thread', () => {
   it('hands a search that runs over its budget on to a routing thread, which answers it', async () => {
     // The budget is checked every 512 nodes a search settles (counted across queries): with no budget at all,
     // the query during which the count passes a multiple of 512 gives up.
-    const e = engine({ inline_max_km: 50 }, { testInlineBudgetMs: -1 });
+    const e = await engine({ inline_max_km: 50 }, { testInlineBudgetMs: -1 });
     try {
-      e.start();
       let asked = 0;
       while (asked < 100 && e.stats!.inline!.handedOn === 0) {
         asked++;
@@ -96,7 +99,7 @@ describe('routes on the calling thread', () => {
   });
 
   it('answers unroutable there too (a point far from any road)', async () => {
-    const e = engine({ inline_max_km: 50, snap_max_m: 10 });
+    const e = await engine({ inline_max_km: 50, snap_max_m: 10 });
     try {
       expect(await e.route(near[0], { lat: 43.7, lng: 7.44 }, opts(true))).toEqual({ kind: 'unroutable' });
       expect(e.stats).toMatchObject({ completed: 0, inline: { answered: 1 } });

@@ -26,7 +26,7 @@ export class InlineRouter {
 
   /** Whether a query between these ends may run here (the caller also has to be free). */
   fits(from: LatLng, to: LatLng): boolean {
-    return this.maxKm > 0 && haversineMeters(from, to) <= this.maxKm * 1000;
+    return haversineMeters(from, to) <= this.maxKm * 1000;
   }
 
   /** The answer, or undefined when the search ran over budget (nothing is kept of it). */

@@ -5,7 +5,7 @@ import { isTaskAbandoned, WorkerPool, type WorkerPoolStats } from '../limits/wor
 import type { RoadGraph } from './graph.js';
 import { helpWords, pathsShared, type HelpInit } from './route-help.js';
 import { decodeLeg } from './route-record.js';
-import { InlineRouter } from './route-inline.js';
+import type { InlineRouter } from './route-inline.js';
 import type { EngineResult, RouteOptions, RoutingEngine } from './types.js';
 
 /** What every routing thread starts with: the shared graph (typed arrays over one SharedArrayBuffer) and options. */
@@ -66,16 +66,14 @@ export class PooledRouter implements RoutingEngine {
   private pool: WorkerPool | undefined;
   private closed = false;
   private help: HelpInit | undefined;
-  private readonly inline: InlineRouter;
+  /** Loaded with the threads, not with this module: it brings the whole router to the HTTP thread (~70 ms of start). */
+  private inline: InlineRouter | undefined;
+  private inlineLoad: Promise<void> | undefined;
 
   constructor(
     private graph: RoadGraph,
     private readonly opts: PooledRouterOptions,
-  ) {
-    // a query the test hook slows down stands for a long route: it never runs inline
-    const maxKm = opts.testDelayMs ? 0 : (opts.inlineMaxKm ?? 0);
-    this.inline = new InlineRouter(opts.snapMaxMeters, maxKm, opts.testInlineBudgetMs ?? INLINE_BUDGET_MS);
-  }
+  ) {}
 
   get version(): string {
     return this.graph.meta.buildId;
@@ -95,10 +93,18 @@ export class PooledRouter implements RoutingEngine {
    */
   get stats(): WorkerPoolStats | undefined {
     const s = this.pool?.stats;
-    return s && { ...s, helped: this.help ? pathsShared(this.help.words) : 0, inline: { ...this.inline.counts } };
+    const inline = { answered: 0, handedOn: 0, ...this.inline?.counts };
+    return s && { ...s, helped: this.help ? pathsShared(this.help.words) : 0, inline };
   }
 
   start(): void {
+    // a query the test hook slows down stands for a long route: it never runs inline
+    const maxKm = this.opts.testDelayMs ? 0 : (this.opts.inlineMaxKm ?? 0);
+    if (maxKm > 0)
+      this.inlineLoad ??= import('./route-inline.js').then((m) => {
+        const budgetMs = this.opts.testInlineBudgetMs ?? INLINE_BUDGET_MS;
+        this.inline = new m.InlineRouter(this.opts.snapMaxMeters, maxKm, budgetMs);
+      });
     this.pool ??= new WorkerPool({
       name: 'routing',
       here: import.meta.url,
@@ -122,6 +128,7 @@ export class PooledRouter implements RoutingEngine {
    */
   async whenReady(maxWaitMs = 60_000, every = false): Promise<boolean> {
     this.start();
+    await this.inlineLoad;
     const until = performance.now() + maxWaitMs;
     while (!this.pool!.ready || (every && this.pool!.starting)) {
       if (this.closed || performance.now() > until) return false;
@@ -171,7 +178,7 @@ export class PooledRouter implements RoutingEngine {
 
   async route(from: LatLng, to: LatLng, opts: RouteOptions): Promise<EngineResult> {
     this.start();
-    if (opts.inline && this.inline.fits(from, to)) {
+    if (opts.inline && this.inline?.fits(from, to)) {
       const here = this.inline.route(this.graph, from, to, opts);
       if (here) return here;
     }
