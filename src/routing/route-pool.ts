@@ -66,7 +66,7 @@ export class PooledRouter implements RoutingEngine {
   private pool: WorkerPool | undefined;
   private closed = false;
   private help: HelpInit | undefined;
-  /** Loaded with the threads, not with this module: it brings the whole router to the HTTP thread (~70 ms of start). */
+  /** Loaded with the threads, not with this module: it brings the whole router to the HTTP thread (~18 ms to load). */
   private inline: InlineRouter | undefined;
   private inlineLoad: Promise<void> | undefined;
 
