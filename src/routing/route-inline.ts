@@ -20,7 +20,7 @@ export class InlineRouter {
 
   constructor(
     private readonly snapMaxMeters: number,
-    readonly maxKm: number,
+    private readonly maxKm: number,
     private readonly budgetMs: number,
   ) {}
 

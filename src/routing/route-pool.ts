@@ -98,14 +98,15 @@ export class PooledRouter implements RoutingEngine {
   }
 
   start(): void {
+    if (this.pool) return; // called by every query: started once
     // a query the test hook slows down stands for a long route: it never runs inline
     const maxKm = this.opts.testDelayMs ? 0 : (this.opts.inlineMaxKm ?? 0);
     if (maxKm > 0)
-      this.inlineLoad ??= import('./route-inline.js').then((m) => {
+      this.inlineLoad = import('./route-inline.js').then((m) => {
         const budgetMs = this.opts.testInlineBudgetMs ?? INLINE_BUDGET_MS;
         this.inline = new m.InlineRouter(this.opts.snapMaxMeters, maxKm, budgetMs);
       });
-    this.pool ??= new WorkerPool({
+    this.pool = new WorkerPool({
       name: 'routing',
       here: import.meta.url,
       module: 'route-worker',
