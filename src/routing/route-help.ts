@@ -3,6 +3,7 @@ import type { RoadGraph } from './graph.js';
 import { maneuvers } from './maneuvers.js';
 import type { Overview } from './overview.js';
 import type { RoutePath } from './path.js';
+import { PathSlab, sharedPath, type SharedPath } from './path-slab.js';
 import { pathRecord } from './route-record.js';
 import type { EnginePath } from './types.js';
 
@@ -73,7 +74,7 @@ interface Job {
   seq: number;
   from: number;
   buildId: string;
-  p: RoutePath;
+  path: SharedPath;
   label: string;
   overview: Overview;
   locale: 'en' | 'ar';
@@ -99,6 +100,10 @@ export class HelpDesk {
   private readonly early = new Map<number, Reply>();
   private seq = 0;
   private graph: RoadGraph;
+  /** Where this thread's handed-over paths are written for the helpers to read (path-slab.ts). */
+  private readonly slab = new PathSlab();
+  /** Jobs handed over in this query and not taken yet. */
+  private out = 0;
 
   constructor(
     private readonly init: HelpInit,
@@ -129,11 +134,15 @@ export class HelpDesk {
   /** This thread runs a query of its own until `idle()`: nobody may claim it meanwhile. */
   running(): void {
     Atomics.compareExchange(this.init.words, 3 * this.slot + STATE, IDLE, RUNNING);
+    this.slab.reset();
   }
 
   idle(): void {
     Atomics.compareExchange(this.init.words, 3 * this.slot + STATE, RUNNING, IDLE);
     this.early.clear();
+    // a query that ended without taking a job (cancelled): its helper may still be reading the path
+    if (this.out > 0) this.slab.abandon();
+    this.out = 0;
   }
 
   /** Hands `p` to an idle routing thread, or answers undefined (none is idle, or the path is short). */
@@ -149,12 +158,13 @@ export class HelpDesk {
         seq,
         from: this.slot,
         buildId: this.graph.meta.buildId,
-        p: compact(p),
+        path: this.slab.put(p),
         label,
         overview,
         locale,
       };
       this.channelTo(helper).postMessage(job);
+      this.out++;
       return { take: (check) => this.take(helper, job, check) };
     }
     return undefined;
@@ -168,13 +178,17 @@ export class HelpDesk {
 
   private take(helper: number, job: Job, check?: () => void): EnginePath {
     const words = this.init.words;
+    this.out--;
     // not taken up yet: revoked, written here
     if (Atomics.compareExchange(words, 3 * helper + STATE, job.seq, IDLE) === job.seq) return write(this.graph, job);
     const until = performance.now() + GIVE_UP_MS;
     for (;;) {
       const got = this.early.get(job.seq) ?? this.receive(job.seq);
       if (got) return got.path ?? write(this.graph, job); // handed back without a path
-      if (performance.now() > until) return write(this.graph, job); // the helper died with it
+      if (performance.now() > until) {
+        this.slab.abandon(); // the helper died with it, or may read it still
+        return write(this.graph, job);
+      }
       check?.();
       const replies = 3 * this.slot + REPLIES;
       Atomics.wait(words, replies, Atomics.load(words, replies), 1);
@@ -241,22 +255,7 @@ export class HelpDesk {
 }
 
 /** The path's record, its maneuvers included, as BuiltinEngine.routeSync writes it. */
-const write = (g: RoadGraph, j: Job): EnginePath =>
-  pathRecord(g, j.p, j.label, j.overview, maneuvers(g, j.p, j.locale));
-
-/** The path with arrays of its own length (a path's arrays are views of larger ones, which a message would copy). */
-function compact(p: RoutePath): RoutePath {
-  const n = p.n;
-  return {
-    ...p,
-    chain: p.chain.slice(0, n),
-    say: p.say.slice(0, n),
-    dev: p.dev.slice(0, n),
-    way: p.way.slice(0, n),
-    node: p.node.slice(0, n),
-    dist: p.dist.slice(0, n),
-    time: p.time.slice(0, n),
-    pts: p.pts.slice(0, 2 * n + 2),
-    edges: new Uint32Array(0), // overlap tests are the asker's
-  };
-}
+const write = (g: RoadGraph, j: Job): EnginePath => {
+  const p = sharedPath(j.path);
+  return pathRecord(g, p, j.label, j.overview, maneuvers(g, p, j.locale));
+};

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { LatLng } from '../core/geo.js';
+import { takeAnswer, type SharedLeg } from './answer-slab.js';
 import { isTaskAbandoned, WorkerPool, type WorkerPoolStats } from '../limits/worker-pool.js';
 import type { RoadGraph } from './graph.js';
 import { helpWords, pathsShared, type HelpInit } from './route-help.js';
@@ -27,8 +28,8 @@ const ROUTING_NICE = 15;
 /** A warm-up (PooledRouter.warmUp) stops after this long, done or not: a busy machine still gets its answers soon. */
 const WARM_UP_MAX_MS = 3000;
 
-/** A routing thread's answer: the paths in one buffer (route-record.ts encodeLeg), copied to the HTTP thread. */
-export type RouteAnswer = { kind: 'ok'; leg: Uint8Array } | { kind: 'unroutable' };
+/** A routing thread's answer: the paths in one buffer (route-record.ts encodeLeg), in the thread's answer slab. */
+export type RouteAnswer = { kind: 'ok'; leg: SharedLeg } | { kind: 'unroutable' };
 
 export interface PooledRouterOptions {
   snapMaxMeters: number;
@@ -187,7 +188,7 @@ export class PooledRouter implements RoutingEngine {
     try {
       const a = await this.pool!.run<RouteAnswer>(task, { signal: opts.signal });
       if (a.kind !== 'ok') return a;
-      const encoded = Buffer.from(a.leg.buffer, a.leg.byteOffset, a.leg.byteLength);
+      const encoded = takeAnswer(a.leg);
       const leg = decodeLeg(encoded);
       if (!leg) throw new Error('routing thread answered an unreadable leg');
       return { kind: 'ok', paths: leg.paths, encoded };

@@ -115,19 +115,25 @@ export const polylineBytes = (p: EnginePath): Uint8Array => p.json.subarray(p.po
  * engine and each path's fields but its bytes), then each path's bytes.
  */
 export function encodeLeg(engine: string, paths: EnginePath[]): Buffer {
+  let out: Buffer | undefined;
+  // Its own ArrayBuffer (never a slice of Node's shared pool), as the route cache keeps it.
+  writeLeg(engine, paths, (len) => (out = Buffer.allocUnsafeSlow(len)));
+  return out!;
+}
+
+/** encodeLeg() into the bytes `into` gives for its length (a routing thread's answer slab, answer-slab.ts). */
+export function writeLeg(engine: string, paths: EnginePath[], into: (len: number) => Uint8Array): void {
   const header = Buffer.from(
     JSON.stringify({ engine, paths: paths.map(({ json, ...rest }) => ({ ...rest, bytes: json.length })) }),
   );
-  // Its own ArrayBuffer (never a slice of Node's shared pool): postMessage copies a view's whole ArrayBuffer.
-  const out = Buffer.allocUnsafeSlow(4 + header.length + paths.reduce((n, p) => n + p.json.length, 0));
-  out.writeUInt32LE(header.length, 0);
-  header.copy(out, 4);
+  const out = into(4 + header.length + paths.reduce((n, p) => n + p.json.length, 0));
+  new DataView(out.buffer, out.byteOffset, 4).setUint32(0, header.length, true);
+  out.set(header, 4);
   let at = 4 + header.length;
   for (const p of paths) {
     out.set(p.json, at);
     at += p.json.length;
   }
-  return out;
 }
 
 /** The leg encodeLeg() wrote (paths are views of `buf`), or undefined when `buf` is not one. */

@@ -6,9 +6,12 @@
 import { workerData } from 'node:worker_threads';
 import { serveTasks, type HostData } from '../limits/worker-host.js';
 import { BuiltinEngine } from './builtin-engine.js';
+import { AnswerSlab } from './answer-slab.js';
 import { HelpDesk } from './route-help.js';
-import { encodeLeg } from './route-record.js';
+import { writeLeg } from './route-record.js';
 import type { RouteAnswer, RouteInit, RouteTask } from './route-pool.js';
+
+const answers = new AnswerSlab();
 
 serveTasks<{ engine: BuiltinEngine; init: RouteInit; desk?: HelpDesk }>(
   (data, previous) => {
@@ -25,8 +28,9 @@ serveTasks<{ engine: BuiltinEngine; init: RouteInit; desk?: HelpDesk }>(
     try {
       if (init.testDelayMs) spin(init.testDelayMs, check);
       const r = engine.routeSync(t.from, t.to, t, check, desk);
-      // One buffer with every path, copied to the HTTP thread (worker-host.ts); it is what the route cache keeps.
-      return (r.kind === 'ok' ? { kind: 'ok', leg: encodeLeg(engine.name, r.paths) } : r) satisfies RouteAnswer;
+      if (r.kind !== 'ok') return r satisfies RouteAnswer;
+      // One buffer with every path, which the HTTP thread copies out of this thread's slab: the route cache keeps it.
+      return { kind: 'ok', leg: answers.hold((room) => writeLeg(engine.name, r.paths, room)) } satisfies RouteAnswer;
     } finally {
       desk?.idle();
     }
