@@ -24,7 +24,8 @@ import type { EnginePath } from './types.js';
  * - replies: counts the answers posted to this thread, so it can sleep on the word until one comes.
  * - written: counts the paths this thread wrote for others (metrics).
  * Jobs travel on a BroadcastChannel named for the helper's slot, answers on one named for the asker's: by name, so a
- * thread that replaces a dead one is reachable without handing it ports.
+ * thread that replaces a dead one is reachable without handing it ports. A job's path is not in the message: the
+ * asker writes it into its own shared slab (path-slab.ts), which the helper reads in place.
  *
  * A claim the helper has not taken up yet when the asker wants the result is revoked (job number -> IDLE) and the
  * asker writes the path itself: a helper busy with a query the pool gave it just before is never waited for. A
