@@ -104,15 +104,20 @@ export async function readGraphFileShared(
     const bytes = new Uint8Array(new SharedArrayBuffer(size));
     let next = 0;
     const reader = async () => {
-      while (next < size) {
-        const start = next,
-          end = Math.min(size, start + chunk);
-        next = end;
-        for (let at = start; at < end;) {
-          const { bytesRead } = await fh.read(bytes, at, end - at, at);
-          if (bytesRead === 0) throw new Error(`${path}: short read`);
-          at += bytesRead;
+      try {
+        while (next < size) {
+          const start = next,
+            end = Math.min(size, start + chunk);
+          next = end;
+          for (let at = start; at < end;) {
+            const { bytesRead } = await fh.read(bytes, at, end - at, at);
+            if (bytesRead === 0) throw new Error(`${path}: short read`);
+            at += bytesRead;
+          }
         }
+      } catch (e) {
+        next = size; // the other readers stop at their next chunk
+        throw e;
       }
     };
     await Promise.all(Array.from({ length: inFlight }, reader));
