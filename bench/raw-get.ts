@@ -100,6 +100,9 @@ export class KeptAlive {
   ): Promise<{ status: number; ms: number; body?: Buffer }> {
     const t0 = performance.now();
     this.keep = keepBody;
+    // closed while idle (uWS closes a connection idle for 10 s): a write would fail with no event, and the answer
+    // never come; status 0, as for a connection lost mid-answer
+    if (this.sock.destroyed) return Promise.resolve({ status: 0, ms: 0 });
     return new Promise((resolve) => {
       this.waiting = (status, answer, at = performance.now()) => {
         const ms = at - t0;
