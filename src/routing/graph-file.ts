@@ -91,8 +91,8 @@ export function readGraphFile(path: string, opts: { shared?: boolean } = {}): Gr
  * The same file read into one SharedArrayBuffer without blocking the event loop: the bytes are read by libuv's
  * thread pool, READS_IN_FLIGHT chunks at a time; only the small header is parsed on the calling thread. Reading
  * is mostly the kernel's copy into memory the process touches for the first time (page faults, and on a VM the
- * host's): one read at a time, the 1.4 GB graph of 600 copies took 1.0-1.4 s on 2 cores; four at a time,
- * 0.27-0.29 s (`npm run bench:graph-load`).
+ * host's), which several reads do side by side: the 1.4 GB graph of 600 copies on 2 cores, median 0.28 s against
+ * 0.65 s for one 64 MB read at a time with huge pages, 0.59 against 0.97 s without (`npm run bench:graph-load`).
  */
 export async function readGraphFileShared(
   path: string,
