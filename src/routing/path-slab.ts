@@ -67,22 +67,25 @@ export class PathSlab {
   }
 }
 
+type View<T> = new (buf: SharedArrayBuffer, byteOffset: number, length: number) => T;
+
+/** The path's arrays in its piece of the buffer, in the order bytesOf() counts them. */
 function views({ buf, at, n }: SharedPath) {
   let o = at;
-  const take = <T>(make: (b: SharedArrayBuffer, o: number, len: number) => T, len: number, width: number): T => {
-    const a = make(buf, o, len);
-    o += len * width;
+  const take = <T extends { byteLength: number }>(Ctor: View<T>, length: number): T => {
+    const a = new Ctor(buf, o, length);
+    o += a.byteLength;
     return a;
   };
   return {
-    dist: take((b, i, l) => new Float64Array(b, i, l), n, 8),
-    time: take((b, i, l) => new Float64Array(b, i, l), n, 8),
-    pts: take((b, i, l) => new Float64Array(b, i, l), 2 * n + 2, 8),
-    chain: take((b, i, l) => new Int32Array(b, i, l), n, 4),
-    dev: take((b, i, l) => new Float32Array(b, i, l), n, 4),
-    way: take((b, i, l) => new Uint32Array(b, i, l), n, 4),
-    node: take((b, i, l) => new Int32Array(b, i, l), n, 4),
-    say: take((b, i, l) => new Uint16Array(b, i, l), n, 2),
+    dist: take(Float64Array, n),
+    time: take(Float64Array, n),
+    pts: take(Float64Array, 2 * n + 2),
+    chain: take(Int32Array, n),
+    dev: take(Float32Array, n),
+    way: take(Uint32Array, n),
+    node: take(Int32Array, n),
+    say: take(Uint16Array, n),
   };
 }
 
