@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { roadsImporter } from '../src/import/roads-importer.js';
 import { BuiltinEngine } from '../src/routing/builtin-engine.js';
+import type { FoundRoute } from '../src/routing/chains.js';
 import { GRAPH_FILE, loadGraph, type RoadGraph } from '../src/routing/graph.js';
 import { maneuvers } from '../src/routing/maneuvers.js';
 import type { RoutePath } from '../src/routing/path.js';
@@ -156,6 +157,27 @@ describe('routing threads sharing an answer', () => {
         expect(pathsShared(init.words)).toBe(1); // the helper dropped the revoked job
         // and it is free again
         expect(asker.handOver(path, 'Fastest', 'simplified', 'en')).toBeDefined();
+      } finally {
+        close();
+      }
+    });
+
+    it('a route handed over as the search found it is assembled by the helper, or by the asker when revoked', async () => {
+      desks();
+      try {
+        const [a, b] = pairs(1)[0]!;
+        let found: FoundRoute | undefined;
+        const spy = { handOver: (p: RoutePath | FoundRoute) => void (found ??= 'n' in p ? undefined : p) };
+        engine.routeSync(a!, b!, opts, undefined, spy); // offers the primary as found (and keeps it: no helper)
+        const primary = engine.paths(a!, b!, 2)![0]!;
+        const want = Buffer.from(pathRecord(g, primary, 'Fastest', 'simplified', maneuvers(g, primary, 'en')).json);
+        expect(found!.turns.length).toBeGreaterThan(10);
+        const handed = asker.handOver(found!, 'Fastest', 'simplified', 'en')!;
+        await tick();
+        expect(pathsShared(init.words)).toBe(1);
+        expect(Buffer.from(handed.take().json).equals(want)).toBe(true);
+        const revoked = asker.handOver(found!, 'Fastest', 'simplified', 'en')!;
+        expect(Buffer.from(revoked.take().json).equals(want)).toBe(true);
       } finally {
         close();
       }

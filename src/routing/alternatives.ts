@@ -31,7 +31,7 @@ export function viaAlternatives(
   ends: RouteEnds,
   q: CHQuery,
   check: CHQuery,
-  primary: RoutePath,
+  primary: Pick<RoutePath, 'edges'>,
   meet: number,
   bestCost: number,
   want: number,

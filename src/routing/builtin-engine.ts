@@ -4,7 +4,7 @@ import { CHQuery } from './ch-query.js';
 import { loadGraph, type RoadGraph } from './graph.js';
 import { maneuvers } from './maneuvers.js';
 import type { Overview } from './overview.js';
-import { route, seedsOf, sourceSeeds, targetSeeds } from './chains.js';
+import { chainsOf, route, seedsOf, sourceSeeds, targetSeeds, type FoundRoute } from './chains.js';
 import { assemble, directPath, type RoutePath } from './path.js';
 import type { HandedOver, HelpDesk } from './route-help.js';
 import { pathRecord } from './route-record.js';
@@ -68,15 +68,15 @@ export class BuiltinEngine implements RoutingEngine {
       locale = opts.locale;
     const withManeuvers = opts.maneuvers ?? true;
     const label = (i: number) => (i === 0 ? 'Fastest' : `Alternative ${i}`);
-    // Written by another routing thread (route-help.ts): the primary while the alternatives are searched for, then
-    // the last alternative while this thread writes the others.
+    // Written by another routing thread (route-help.ts): the primary (assembled there too) while the alternatives
+    // are searched for, then the last alternative while this thread writes the others.
     const handed: Array<HandedOver | undefined> = [];
     const lend = help && withManeuvers ? help : undefined;
-    const paths = this.paths(
+    const paths = this.search(
       from,
       to,
       opts.alternatives,
-      lend && opts.alternatives > 0 ? (p) => (handed[0] = lend.handOver(p, label(0), overview, locale)) : undefined,
+      lend && opts.alternatives > 0 ? (f) => !!(handed[0] = lend.handOver(f, label(0), overview, locale)) : undefined,
     );
     if (!paths) return { kind: 'unroutable' };
     const last = paths.length - 1;
@@ -84,16 +84,26 @@ export class BuiltinEngine implements RoutingEngine {
     const out = paths.map((p, i): EnginePath | undefined =>
       handed[i]
         ? undefined
-        : pathRecord(this.graph, p, label(i), overview, withManeuvers ? maneuvers(this.graph, p, locale) : undefined),
+        : pathRecord(this.graph, p!, label(i), overview, withManeuvers ? maneuvers(this.graph, p!, locale) : undefined),
     );
     return { kind: 'ok', paths: out.map((r, i) => r ?? handed[i]!.take(check)) };
   }
 
+  /** The primary path and up to `alternatives` alternatives, or undefined when no route exists. */
+  paths(from: LatLng, to: LatLng, alternatives: number): RoutePath[] | undefined {
+    return this.search(from, to, alternatives) as RoutePath[] | undefined;
+  }
+
   /**
-   * The primary path and up to `alternatives` alternatives, or undefined when no route exists. `onPrimary` sees
-   * the primary path as soon as it is final, before the alternatives are searched for.
+   * paths(), where `lend` may take the primary as the search found it, before it is assembled (answering true):
+   * it is then undefined in the list, and the alternatives are searched for meanwhile.
    */
-  paths(from: LatLng, to: LatLng, alternatives: number, onPrimary?: (p: RoutePath) => void): RoutePath[] | undefined {
+  private search(
+    from: LatLng,
+    to: LatLng,
+    alternatives: number,
+    lend?: (f: FoundRoute) => boolean,
+  ): Array<RoutePath | undefined> | undefined {
     const g = this.graph;
     const a = snapPoint(g, from.lat, from.lng, this.opts.snapMaxMeters);
     const b = snapPoint(g, to.lat, to.lng, this.opts.snapMaxMeters);
@@ -104,18 +114,22 @@ export class BuiltinEngine implements RoutingEngine {
       directPath(g, a, b) ?? (onChain && assemble(g, a, b, onChain.end, Uint32Array.from(onChain.roads), onChain.last));
     const T = targetSeeds(g, b);
     const r = this.q.run(seedsOf(S), seedsOf(T), alternatives > 0 ? MAX_STRETCH : 0);
+    if (!r) return direct ? [direct] : undefined;
     const ends = { g, from: a, to: b, S, T };
+    const seeds = [0, 0];
+    const found: FoundRoute = { ends, sNode: 0, turns: this.q.unpack(r.meet, seeds), tNode: 0 };
+    [found.sNode, found.tNode] = seeds as [number, number];
+    const chains = chainsOf(g, found.turns);
+    const assembled = () => route(ends, found.sNode, found.turns, found.tNode, chains);
     let primary: RoutePath | undefined;
-    if (r) {
-      const seeds = [0, 0];
-      const turns = this.q.unpack(r.meet, seeds);
-      primary = route(ends, seeds[0]!, turns, seeds[1]!);
-    }
-    if (direct && (!primary || direct.ms <= primary.ms)) return [direct];
-    if (!primary || !r) return undefined;
-    onPrimary?.(primary);
+    if (direct) {
+      primary = assembled();
+      if (direct.ms <= primary.ms) return [direct];
+    } else if (!lend?.(found)) primary = assembled();
     const alts =
-      alternatives > 0 ? viaAlternatives(ends, this.q, this.check, primary, r.meet, r.cost, alternatives) : [];
+      alternatives > 0
+        ? viaAlternatives(ends, this.q, this.check, { edges: chains }, r.meet, r.cost, alternatives)
+        : [];
     return [primary, ...alts];
   }
 }

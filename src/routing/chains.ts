@@ -176,6 +176,14 @@ export interface RouteEnds {
   T: ChainSeed[];
 }
 
+/** A route as the search found it (its seeds and the unpacked turns between them), before route() assembles it. */
+export interface FoundRoute {
+  ends: RouteEnds;
+  sNode: number;
+  turns: Uint32Array;
+  tNode: number;
+}
+
 /**
  * The route from the snapped origin along the seed chain `sNode`'s roads, over `turns` (the hierarchy's original
  * edges, unpacked), then onto the destination's chain from chain `tNode` and along its roads to the snapped

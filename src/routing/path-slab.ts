@@ -44,16 +44,8 @@ export class PathSlab {
   }
 
   put(p: RoutePath): SharedPath {
-    const n = p.n,
-      size = bytesOf(n);
-    if (this.used + size > this.buf.byteLength) {
-      // a bigger one; the pieces already handed out stay readable in the old one, which their jobs hold
-      this.buf = new SharedArrayBuffer(Math.max(2 * this.buf.byteLength, size));
-      this.used = 0;
-    }
-    const at = this.used;
-    this.used += (size + 7) & ~7;
-    const s: SharedPath = { buf: this.buf, at, n, behind: p.behind, toward: p.toward, distM: p.distM, ms: p.ms };
+    const n = p.n;
+    const s: SharedPath = { ...this.room(bytesOf(n)), n, behind: p.behind, toward: p.toward, distM: p.distM, ms: p.ms };
     const v = views(s);
     v.dist.set(p.dist.subarray(0, n));
     v.time.set(p.time.subarray(0, n));
@@ -65,7 +57,35 @@ export class PathSlab {
     v.say.set(p.say.subarray(0, n));
     return s;
   }
+
+  /** The turns of a route not assembled yet (chains.ts route), for the helper to assemble. */
+  putTurns(turns: Uint32Array): SharedTurns {
+    const s = { ...this.room(4 * turns.length), n: turns.length };
+    sharedTurns(s).set(turns);
+    return s;
+  }
+
+  /** `bytes` of the buffer nobody else holds in this query (8-byte aligned). */
+  private room(bytes: number): { buf: SharedArrayBuffer; at: number } {
+    if (this.used + bytes > this.buf.byteLength) {
+      // a bigger one; the pieces already handed out stay readable in the old one, which their jobs hold
+      this.buf = new SharedArrayBuffer(Math.max(2 * this.buf.byteLength, bytes));
+      this.used = 0;
+    }
+    const at = this.used;
+    this.used += (bytes + 7) & ~7;
+    return { buf: this.buf, at };
+  }
 }
+
+/** A route's turns in a slab (PathSlab.putTurns). */
+export interface SharedTurns {
+  buf: SharedArrayBuffer;
+  at: number;
+  n: number;
+}
+
+export const sharedTurns = ({ buf, at, n }: SharedTurns) => new Uint32Array(buf, at, n);
 
 type View<T> = new (buf: SharedArrayBuffer, byteOffset: number, length: number) => T;
 

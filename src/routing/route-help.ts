@@ -1,17 +1,20 @@
 import { BroadcastChannel, receiveMessageOnPort } from 'node:worker_threads';
+import { route, type ChainSeed, type FoundRoute } from './chains.js';
 import type { RoadGraph } from './graph.js';
 import { maneuvers } from './maneuvers.js';
 import type { Overview } from './overview.js';
 import type { RoutePath } from './path.js';
-import { PathSlab, sharedPath, type SharedPath } from './path-slab.js';
+import { PathSlab, sharedPath, sharedTurns, type SharedPath, type SharedTurns } from './path-slab.js';
 import { pathRecord } from './route-record.js';
+import type { Snap } from './snap.js';
 import type { EnginePath } from './types.js';
 
 /**
  * Routing threads lend each other a hand within one answer. A long route's answer is its search (the hierarchy
  * query, then the alternatives) and then, per path, its maneuvers and its line written out as JSON: ~0.7 ms a path
  * at 600 copies, a third of the answer for three paths. While a thread searches for alternatives, an idle routing
- * thread can write the primary path; once the alternatives are found, it writes one of them while the searching
+ * thread can assemble and write the primary path (handed over as the search found it: ~0.3 ms of assembling off
+ * the searching thread); once the alternatives are found, it writes one of them while the searching
  * thread writes another. Two of the three paths move off the searching thread (~1.4 ms), but the search slows while
  * the other core reads memory too: at 600 copies, one long route at a time on 2 cores, answers take 0.88x as long
  * (bench:routing-pool). When every routing thread is busy with its own query nobody is idle to ask, and a thread
@@ -75,10 +78,23 @@ interface Job {
   seq: number;
   from: number;
   buildId: string;
-  path: SharedPath;
+  /** An assembled path, or a route as found (the helper assembles it). */
+  path?: SharedPath;
+  found?: SharedFound;
   label: string;
   overview: Overview;
   locale: 'en' | 'ar';
+}
+
+/** A FoundRoute as a job carries it: its ends without the graph, its turns in the asker's slab. */
+interface SharedFound {
+  from: Snap;
+  to: Snap;
+  S: ChainSeed[];
+  T: ChainSeed[];
+  sNode: number;
+  tNode: number;
+  turns: SharedTurns;
 }
 
 interface Reply {
@@ -146,9 +162,13 @@ export class HelpDesk {
     this.out = 0;
   }
 
-  /** Hands `p` to an idle routing thread, or answers undefined (none is idle, or the path is short). */
-  handOver(p: RoutePath, label: string, overview: Overview, locale: 'en' | 'ar'): HandedOver | undefined {
-    if (p.n < (this.init.minPieces ?? HAND_OVER_MIN_PIECES)) return undefined;
+  /**
+   * Hands `p` (a path, or a route as found, which the helper then assembles) to an idle routing thread, or answers
+   * undefined (none is idle, or the path is short).
+   */
+  handOver(p: RoutePath | FoundRoute, label: string, overview: Overview, locale: 'en' | 'ar'): HandedOver | undefined {
+    const assembled = 'n' in p;
+    if ((assembled ? p.n : p.turns.length) < (this.init.minPieces ?? HAND_OVER_MIN_PIECES)) return undefined;
     const words = this.init.words,
       threads = words.length / 3;
     for (let k = 1; k < threads; k++) {
@@ -159,7 +179,7 @@ export class HelpDesk {
         seq,
         from: this.slot,
         buildId: this.graph.meta.buildId,
-        path: this.slab.put(p),
+        ...(assembled ? { path: this.slab.put(p) } : { found: this.shareFound(p) }),
         label,
         overview,
         locale,
@@ -169,6 +189,10 @@ export class HelpDesk {
       return { take: (check) => this.take(helper, job, check) };
     }
     return undefined;
+  }
+
+  private shareFound({ ends: { from, to, S, T }, sNode, turns, tNode }: FoundRoute): SharedFound {
+    return { from, to, S, T, sNode, tNode, turns: this.slab.putTurns(turns) };
   }
 
   close(): void {
@@ -257,6 +281,9 @@ export class HelpDesk {
 
 /** The path's record, its maneuvers included, as BuiltinEngine.routeSync writes it. */
 const write = (g: RoadGraph, j: Job): EnginePath => {
-  const p = sharedPath(j.path);
+  const f = j.found;
+  const p = f
+    ? route({ g, from: f.from, to: f.to, S: f.S, T: f.T }, f.sNode, sharedTurns(f.turns), f.tNode)
+    : sharedPath(j.path!);
   return pathRecord(g, p, j.label, j.overview, maneuvers(g, p, j.locale));
 };
