@@ -8,7 +8,7 @@ import type { FoundRoute } from '../src/routing/chains.js';
 import { GRAPH_FILE, loadGraph, type RoadGraph } from '../src/routing/graph.js';
 import { maneuvers } from '../src/routing/maneuvers.js';
 import type { RoutePath } from '../src/routing/path.js';
-import { HelpDesk, helpWords, pathsShared, type HelpInit } from '../src/routing/route-help.js';
+import { HelpDesk, helpWords, pathsShared, WORDS, type HelpInit } from '../src/routing/route-help.js';
 import { PooledRouter } from '../src/routing/route-pool.js';
 import { encodeLeg, pathRecord } from '../src/routing/route-record.js';
 import { LIECHTENSTEIN_PBF } from './helpers/fixtures.js';
@@ -183,6 +183,32 @@ describe('routing threads sharing an answer', () => {
       }
     });
 
+    it('a job offered to a helper writing another is queued: written there next, or by the asker if not yet', async () => {
+      desks();
+      try {
+        const WORKING = -2;
+        Atomics.store(init.words, WORDS, WORKING); // the helper writes a path (for anyone)
+        const queued = asker.handOver(path, 'Fastest', 'simplified', 'en')!;
+        expect(queued).toBeDefined();
+        expect(asker.handOver(path, 'Fastest', 'simplified', 'en')).toBeUndefined(); // one job queued at most
+        Atomics.store(init.words, WORDS, 0); // done: idle
+        await tick();
+        expect(pathsShared(init.words)).toBe(1);
+        expect(Buffer.from(queued.take().json).equals(alone)).toBe(true);
+        expect(Atomics.load(init.words, WORDS)).toBe(0); // idle again after writing it
+
+        Atomics.store(init.words, WORDS, WORKING);
+        const revoked = asker.handOver(path, 'Fastest', 'simplified', 'en')!;
+        expect(Buffer.from(revoked.take().json).equals(alone)).toBe(true); // still busy: written by the asker
+        Atomics.store(init.words, WORDS, 0);
+        await tick();
+        expect(pathsShared(init.words)).toBe(1); // the helper dropped it
+        expect(asker.handOver(path, 'Fastest', 'simplified', 'en')).toBeDefined(); // nothing left queued
+      } finally {
+        close();
+      }
+    });
+
     it('a helper running its own query is not asked; short paths are not offered', () => {
       desks();
       try {
@@ -210,7 +236,7 @@ describe('routing threads sharing an answer', () => {
 
         helper.close(); // takes the job up (as far as the words say) and dies before it answers
         const lost = asker.handOver(path, 'Fastest', 'simplified', 'en')!;
-        Atomics.store(init.words, 3, -2);
+        Atomics.store(init.words, WORDS, -2);
         const t1 = performance.now();
         expect(Buffer.from(lost.take().json).equals(alone)).toBe(true);
         expect(performance.now() - t1).toBeGreaterThanOrEqual(90);

@@ -10,7 +10,7 @@ import { readGraphFile, readGraphFileShared } from '../src/routing/graph-file.js
 import { GRAPH_FILE, loadGraph, type RoadGraph } from '../src/routing/graph.js';
 import type { RoutePath } from '../src/routing/path.js';
 import { PathSlab, sharedPath, type SharedPath } from '../src/routing/path-slab.js';
-import { HelpDesk, helpWords } from '../src/routing/route-help.js';
+import { HelpDesk, helpWords, WORDS } from '../src/routing/route-help.js';
 import { LIECHTENSTEIN_PBF } from './helpers/fixtures.js';
 
 /**
@@ -65,7 +65,7 @@ describe('routing memory shared between threads', () => {
     const init = { words: helpWords(2), channel: `test-${Math.random()}`, minPieces: 0 };
     const asker = new HelpDesk(init, 0, g);
     // stands in for the helper's desk: only sees the jobs (the word says slot 1 is idle, so it is claimed)
-    Atomics.store(init.words, 3, 0);
+    Atomics.store(init.words, WORDS, 0);
     const jobs: SharedPath[] = [];
     const spy = new BroadcastChannel(`${init.channel}:1:job`);
     spy.onmessage = (e) => jobs.push((e as { data: { path: SharedPath } }).data.path);
@@ -73,7 +73,7 @@ describe('routing memory shared between threads', () => {
       asker.running();
       expect(asker.handOver(paths[0]!, 'Fastest', 'simplified', 'en')).toBeDefined();
       asker.idle(); // cancelled: never taken
-      Atomics.store(init.words, 3, 0);
+      Atomics.store(init.words, WORDS, 0);
       asker.running();
       expect(asker.handOver(paths[1]!, 'Alternative 1', 'simplified', 'en')).toBeDefined();
       asker.idle();
