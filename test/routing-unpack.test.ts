@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildCH } from '../src/routing/ch-build.js';
 import { CHQuery } from '../src/routing/ch-query.js';
-import { setUnpackListLimit } from '../src/routing/ch-unpack.js';
+import { setUnpackKeep, setUnpackListLimit } from '../src/routing/ch-unpack.js';
 import type { RoadGraph } from '../src/routing/graph.js';
 import { lineJson } from '../src/routing/line-json.js';
 import { assemble } from '../src/routing/path.js';
@@ -12,16 +12,25 @@ describe('CH unpacking', () => {
     const { g, rnd } = randomGrid(40, 11);
     const tailOf = new Int32Array(g.head.length);
     for (let u = 0; u < g.n; u++) for (let e = g.first[u]!; e < g.first[u + 1]!; e++) tailOf[e] = u;
-    // the thread's list, and a query's own growable arrays for paths too long for it (a limit of 0 or 40 parts)
-    for (const [limit, ch] of [
-      [Infinity, buildCH(g)],
-      [Infinity, buildCH(g, { coreDegree: 4, smallCore: 0 })],
-      [0, buildCH(g)],
-      [40, buildCH(g, { coreDegree: 4, smallCore: 0 })],
+    // the thread's list, and a query's own growable arrays for paths too long for it (a limit of 0 or 40 parts);
+    // roads kept across queries as in service, and every shortcut of 2+ road edges kept in a budget of 60 (evicted
+    // all the time)
+    const chs = [buildCH(g), buildCH(g, { coreDegree: 4, smallCore: 0 })];
+    for (const [limit, ch, keep] of [
+      [Infinity, chs[0]!, [] as number[]],
+      [Infinity, chs[1]!, []],
+      [0, chs[0]!, []],
+      [40, chs[1]!, []],
+      [Infinity, chs[0]!, [2, 60]],
+      [40, chs[1]!, [2, 60]],
     ] as const) {
       setUnpackListLimit(limit);
+      setUnpackKeep(...keep);
       const q = new CHQuery(ch, ch.coreNodes);
-      let copied = 0;
+      const unpacker = (q as unknown as { unpacker: { kept: Map<number, Uint32Array>; keptEdges: number } }).unpacker;
+      let copied = 0,
+        keptHits = 0;
+      const fromEarlier = new Set<number>();
       for (let i = 0; i < 40; i++) {
         const s = Math.floor(rnd() * g.n),
           t = Math.floor(rnd() * g.n);
@@ -30,6 +39,7 @@ describe('CH unpacking', () => {
         // several via nodes of one run: their paths share CH edges near the seeds
         for (const v of q.meetNodes.slice(0, 8)) {
           const packed = q.packed(v);
+          for (const e of packed) if (!seenEdges.has(e) && unpacker.kept.has(e)) keptHits++;
           const want: number[] = [];
           for (const e of packed) q.expand(e, want);
           expect(Array.from(q.unpack(v))).toEqual(want);
@@ -38,10 +48,19 @@ describe('CH unpacking', () => {
           // a road is connected: each edge starts where the one before ended
           for (let k = 1; k < want.length; k++) expect(tailOf[want[k]!]).toBe(g.head[want[k - 1]!]);
         }
+        for (const e of unpacker.kept.keys()) fromEarlier.add(e);
       }
       expect(copied).toBeGreaterThan(0);
+      const keptEdges = [...unpacker.kept.values()].reduce((n, r) => n + r.length, 0);
+      expect(unpacker.keptEdges).toBe(keptEdges);
+      if (keep.length) {
+        expect(keptHits).toBeGreaterThan(0); // roads from earlier queries were copied (and matched a descent)
+        expect(keptEdges).toBeLessThanOrEqual(60);
+        expect(fromEarlier.size).toBeGreaterThan(unpacker.kept.size); // and some were let go
+      }
     }
     setUnpackListLimit(Infinity);
+    setUnpackKeep();
   });
 });
 

@@ -43,16 +43,21 @@ function openList(chA: Int32Array, chB: Int32Array, tail: number, limit: number)
  */
 const KEEP_MIN = 32;
 const KEEP_EDGES = 2 << 20;
+let keepMin = KEEP_MIN,
+  keepEdges = KEEP_EDGES;
+
+/** Tests: keep shortcuts of at least `min` road edges, `max` in all (unpackers made after the call). */
+export function setUnpackKeep(min = KEEP_MIN, max = KEEP_EDGES): void {
+  keepMin = min;
+  keepEdges = max;
+}
 
 /**
  * Opens a path of CH edges into the road edges it stands for: one per routing query (CHQuery), which calls forget()
  * at the start of each search.
  */
 export class ShortcutUnpacker {
-  constructor(
-    private readonly ch: CHArrays,
-    private readonly keepEdges = KEEP_EDGES,
-  ) {}
+  constructor(private readonly ch: CHArrays) {}
 
   /** A new search: the roads remembered so far belong to the last one's trees. */
   forget(): void {
@@ -130,9 +135,11 @@ export class ShortcutUnpacker {
     const out = road.slice(0, n);
     for (let r = 0; r < roots; r++) {
       if (known[r]) continue;
-      const end = r + 1 < roots ? starts[r + 1]! : n;
-      this.unpacked.set(packed[r]!, [out, starts[r]!, end]);
-      if (end - starts[r]! >= KEEP_MIN) this.keep(packed[r]!, out.slice(starts[r]!, end));
+      const e = packed[r]!,
+        start = starts[r]!,
+        end = r + 1 < roots ? starts[r + 1]! : n;
+      this.unpacked.set(e, [out, start, end]);
+      if (end - start >= keepMin) this.keep(e, out.slice(start, end));
     }
     return out;
   }
@@ -145,6 +152,7 @@ export class ShortcutUnpacker {
    */
   private readonly kept = new Map<number, Uint32Array>();
   private keptEdges = 0;
+  private readonly keepEdges = keepEdges;
 
   private keptRoad(e: number): [road: Uint32Array, start: number, end: number] | undefined {
     const road = this.kept.get(e);
@@ -155,7 +163,8 @@ export class ShortcutUnpacker {
   }
 
   private keep(e: number, road: Uint32Array): void {
-    if (road.length > this.keepEdges) return;
+    // (a path may hold a CH edge twice: a via path that loops)
+    if (road.length > this.keepEdges || this.kept.has(e)) return;
     for (const [old, r] of this.kept) {
       if (this.keptEdges + road.length <= this.keepEdges) break;
       this.kept.delete(old);
