@@ -1,4 +1,4 @@
-import type { RoutePath } from './path.js';
+import { routePath, type RoutePath } from './path.js';
 
 /**
  * A path handed to another routing thread (route-help.ts): its arrays in a SharedArrayBuffer the asking thread
@@ -111,13 +111,7 @@ function views({ buf, at, n }: SharedPath) {
 
 /** The path as the helper reads it: views of the asking thread's buffer (no overlap edges: those tests are the asker's). */
 export function sharedPath(s: SharedPath): RoutePath {
-  return {
-    ...views(s),
-    n: s.n,
-    behind: s.behind,
-    toward: s.toward,
-    distM: s.distM,
-    ms: s.ms,
-    edges: new Uint32Array(0),
-  };
+  return routePath(s.n, views(s), NO_EDGES, s.behind, s.toward, s.distM, s.ms);
 }
+
+const NO_EDGES = new Uint32Array(0);

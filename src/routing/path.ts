@@ -45,6 +45,28 @@ export interface RoutePath {
   ms: number;
 }
 
+/** A path's per-piece arrays. */
+export type PathArrays = Pick<RoutePath, 'chain' | 'say' | 'dev' | 'way' | 'node' | 'dist' | 'time' | 'pts'>;
+
+/**
+ * A RoutePath from its parts. Every path is made here, by this one literal (PathBuilder's, and a path another
+ * thread handed over in a slab), so all have one hidden class: a routing thread that saw paths of two shapes
+ * deoptimised maneuvers() and the writers over and over ("wrong map"), each time ~60 ms of recompiling on a core
+ * the routes needed (at 600 copies, 0.8 s of compiling in 600 long routes).
+ */
+export function routePath(
+  n: number,
+  a: PathArrays,
+  edges: Uint32Array,
+  behind: number,
+  toward: number,
+  distM: number,
+  ms: number,
+): RoutePath {
+  const { chain, say, dev, way, node, dist, time, pts } = a;
+  return { n, chain, say, dev, way, node, dist, time, pts, edges, behind, toward, distM, ms };
+}
+
 /** Graph edges of segment `seg` driven b -> a (`bwd`) or a -> b, as a range of segEdges. */
 export const segEdgeRange = (g: RoadGraph, seg: number, bwd: boolean) =>
   [g.segFirst[2 * seg + (bwd ? 1 : 0)]!, g.segFirst[2 * seg + (bwd ? 2 : 1)]!] as const;
@@ -80,10 +102,10 @@ class PathBuilder {
 
   constructor(cap: number, edges: Uint32Array) {
     this.cap = Math.max(1, cap);
-    this.p = { n: 0, ...PathBuilder.arrays(this.cap), edges, behind: -1, toward: -1, distM: 0, ms: 0 };
+    this.p = routePath(0, PathBuilder.arrays(this.cap), edges, -1, -1, 0, 0);
   }
 
-  private static arrays(cap: number) {
+  private static arrays(cap: number): PathArrays {
     return {
       chain: new Int32Array(cap),
       say: new Uint16Array(cap),
@@ -169,7 +191,7 @@ class PathBuilder {
     const old = this.p,
       a = PathBuilder.arrays((this.cap *= 2));
     for (const k of Object.keys(a) as Array<keyof typeof a>) a[k].set(old[k]);
-    this.p = { ...old, ...a };
+    this.p = routePath(old.n, a, old.edges, old.behind, old.toward, old.distM, old.ms);
   }
 
   /** Appends a piece; its time takes the carried turn time. */
