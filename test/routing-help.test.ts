@@ -71,7 +71,7 @@ describe('routing threads sharing an answer', () => {
         alternatives += here.paths.length - 1;
         expect(there.encoded!.equals(encodeLeg(engine.name, here.paths))).toBe(true);
       }
-      // The idle thread took up some of the paths offered (the primary of each route, the last alternative of
+      // The idle thread took up some of the paths offered (the primary of each route, the first alternative of
       // those with two). How many depends on how soon it wakes: a job it has not taken up when the asker is done
       // with its own paths is revoked (the desk tests below go through each case).
       expect(alternatives).toBe(48);
@@ -143,18 +143,23 @@ describe('routing threads sharing an answer', () => {
       try {
         const handed = asker.handOver(path, 'Fastest', 'simplified', 'en')!;
         expect(handed).toBeDefined();
-        // claimed: nobody else may hand it a job meanwhile
+        // claimed: one more job may queue behind it, and no other
+        const queued = asker.handOver(path, 'Alternative 1', 'simplified', 'en')!;
+        expect(queued).toBeDefined();
         expect(asker.handOver(path, 'Fastest', 'simplified', 'en')).toBeUndefined();
         await tick();
-        expect(pathsShared(init.words)).toBe(1);
+        expect(pathsShared(init.words)).toBe(2);
         const t0 = performance.now();
         expect(Buffer.from(handed.take().json).equals(alone)).toBe(true);
-        expect(performance.now() - t0).toBeLessThan(50); // the helper's answer, not a give-up
+        expect(Buffer.from(queued.take().json)).toEqual(
+          Buffer.from(alone.toString().replace('Fastest', 'Alternative 1')),
+        );
+        expect(performance.now() - t0).toBeLessThan(50); // the helper's answers, not a give-up
 
         const revoked = asker.handOver(path, 'Fastest', 'simplified', 'en')!;
         expect(Buffer.from(revoked.take().json).equals(alone)).toBe(true); // before the helper ran
         await tick();
-        expect(pathsShared(init.words)).toBe(1); // the helper dropped the revoked job
+        expect(pathsShared(init.words)).toBe(2); // the helper dropped the revoked job
         // and it is free again
         expect(asker.handOver(path, 'Fastest', 'simplified', 'en')).toBeDefined();
       } finally {

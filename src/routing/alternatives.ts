@@ -35,6 +35,7 @@ export function viaAlternatives(
   meet: number,
   bestCost: number,
   want: number,
+  onAccept?: (p: RoutePath, n: number) => void,
 ): RoutePath[] {
   const { g } = ends;
   const seeds = [0, 0];
@@ -92,6 +93,7 @@ export function viaAlternatives(
     if (passesSeedRoadsTwice(path, s, t, (ownChains ??= roadChainSet(g, ends)))) continue;
     accepted.push({ packed, edges, s, t });
     out.push(path);
+    onAccept?.(path, out.length);
   }
   return out;
 }

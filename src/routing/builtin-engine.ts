@@ -69,7 +69,8 @@ export class BuiltinEngine implements RoutingEngine {
     const withManeuvers = opts.maneuvers ?? true;
     const label = (i: number) => (i === 0 ? 'Fastest' : `Alternative ${i}`);
     // Written by another routing thread (route-help.ts): the primary (assembled there too) while the alternatives
-    // are searched for, then the last alternative while this thread writes the others.
+    // are searched for, then the first alternative, handed over as soon as it is found (queued behind the primary,
+    // so the helper goes from one to the other without a wake-up) while this thread searches on and writes the last.
     const handed: Array<HandedOver | undefined> = [];
     const lend = help && withManeuvers ? help : undefined;
     const paths = this.search(
@@ -77,16 +78,19 @@ export class BuiltinEngine implements RoutingEngine {
       to,
       opts.alternatives,
       lend && opts.alternatives > 0 ? (f) => !!(handed[0] = lend.handOver(f, label(0), overview, locale)) : undefined,
+      lend && opts.alternatives > 1
+        ? (p, n) => void (n === 1 && (handed[1] = lend.handOver(p, label(1), overview, locale)))
+        : undefined,
     );
     if (!paths) return { kind: 'unroutable' };
-    const last = paths.length - 1;
-    if (lend && last >= 2) handed[last] = lend.handOver(paths[last]!, label(last), overview, locale);
     const out = paths.map((p, i): EnginePath | undefined =>
       handed[i]
         ? undefined
         : pathRecord(this.graph, p!, label(i), overview, withManeuvers ? maneuvers(this.graph, p!, locale) : undefined),
     );
-    return { kind: 'ok', paths: out.map((r, i) => r ?? handed[i]!.take(check)) };
+    // the last handed over first: one the helper has not started yet is taken back and written here
+    for (let i = out.length - 1; i >= 0; i--) out[i] ??= handed[i]!.take(check);
+    return { kind: 'ok', paths: out as EnginePath[] };
   }
 
   /** The primary path and up to `alternatives` alternatives, or undefined when no route exists. */
@@ -96,13 +100,15 @@ export class BuiltinEngine implements RoutingEngine {
 
   /**
    * paths(), where `lend` may take the primary as the search found it, before it is assembled (answering true):
-   * it is then undefined in the list, and the alternatives are searched for meanwhile.
+   * it is then undefined in the list, and the alternatives are searched for meanwhile; `onAlternative` sees each
+   * alternative (the nth) as soon as it is accepted.
    */
   private search(
     from: LatLng,
     to: LatLng,
     alternatives: number,
     lend?: (f: FoundRoute) => boolean,
+    onAlternative?: (p: RoutePath, n: number) => void,
   ): Array<RoutePath | undefined> | undefined {
     const g = this.graph;
     const a = snapPoint(g, from.lat, from.lng, this.opts.snapMaxMeters);
@@ -128,7 +134,7 @@ export class BuiltinEngine implements RoutingEngine {
     } else if (!lend?.(found)) primary = assembled();
     const alts =
       alternatives > 0
-        ? viaAlternatives(ends, this.q, this.check, { edges: chains }, r.meet, r.cost, alternatives)
+        ? viaAlternatives(ends, this.q, this.check, { edges: chains }, r.meet, r.cost, alternatives, onAlternative)
         : [];
     return [primary, ...alts];
   }

@@ -14,8 +14,8 @@ import type { EnginePath } from './types.js';
  * query, then the alternatives) and then, per path, its maneuvers and its line written out as JSON: ~0.7 ms a path
  * at 600 copies, a third of the answer for three paths. While a thread searches for alternatives, an idle routing
  * thread can assemble and write the primary path (handed over as the search found it: ~0.3 ms of assembling off
- * the searching thread); once the alternatives are found, it writes one of them while the searching
- * thread writes another. Two of the three paths move off the searching thread (~1.4 ms), but the search slows while
+ * the searching thread), then the first alternative (queued behind it as soon as it is found) while the
+ * searching thread finds and writes the last. Two of the three paths move off the searching thread (~1.4 ms), but the search slows while
  * the other core reads memory too: at 600 copies, one long route at a time on 2 cores, answers take 0.88x as long
  * (bench:routing-pool). When every routing thread is busy with its own query nobody is idle to ask, and a thread
  * writes all its paths itself.
@@ -24,10 +24,11 @@ import type { EnginePath } from './types.js';
  * - state: IDLE; RUNNING its own query; WORKING on a job; ABSENT (not started yet); or the number of a job someone
  *   claimed it for and posted.
  *   A thread claims another by compare-and-swap IDLE -> job number, so at most one job is ever offered to a thread.
- * - next: the number of a job queued behind the one a WORKING thread writes (0: none), claimed by compare-and-swap
- *   0 -> job number. The last alternative is often found while the helper still writes the primary (in about
- *   40% of long routes at 600 copies): queued, it is written there as soon as the primary is done, while the asker
- *   writes its own path, instead of by the asker after it.
+ * - next: the number of a job queued behind the one a thread writes or is claimed for (0: none), claimed by
+ *   compare-and-swap 0 -> job number. An alternative is found while the helper still writes the primary: queued,
+ *   it is written there as soon as the primary is done, while the asker writes its own path, instead of by the
+ *   asker after it (offered only to an idle helper, the last alternative found none in about 40% of long routes
+ *   at 600 copies). The asker takes its jobs back last first, so one not started yet is written by the asker.
  * - replies: counts the answers posted to this thread, so it can sleep on the word until one comes.
  * - written: counts the paths this thread wrote for others (metrics).
  * Jobs travel on a BroadcastChannel named for the helper's slot, answers on one named for the asker's: by name, so a
@@ -75,6 +76,9 @@ export function pathsShared(words: Int32Array): number {
   for (let k = WRITTEN; k < words.length; k += WORDS) n += Atomics.load(words, k);
   return n;
 }
+
+/** A state a job can be queued behind: writing a path, or claimed for one (a job number). */
+const busy = (state: number) => state === WORKING || state > 0;
 
 /** Paths shorter than this many pieces are written where they were found: the hand-over would cost more. */
 export const HAND_OVER_MIN_PIECES = 256;
@@ -179,7 +183,7 @@ export class HelpDesk {
     if ((assembled ? p.n : p.turns.length) < (this.init.minPieces ?? HAND_OVER_MIN_PIECES)) return undefined;
     const words = this.init.words,
       threads = words.length / WORDS;
-    // an idle thread first; else one writing a path, queued behind it
+    // an idle thread first; else one writing a path (or claimed for one), queued behind it
     for (const queue of [false, true])
       for (let k = 1; k < threads; k++) {
         const helper = (this.slot + k) % threads;
@@ -187,7 +191,7 @@ export class HelpDesk {
         const at = WORDS * helper;
         if (
           queue
-            ? Atomics.load(words, at + STATE) !== WORKING || Atomics.compareExchange(words, at + NEXT, 0, seq) !== 0
+            ? !busy(Atomics.load(words, at + STATE)) || Atomics.compareExchange(words, at + NEXT, 0, seq) !== 0
             : Atomics.compareExchange(words, at + STATE, IDLE, seq) !== IDLE
         )
           continue;
