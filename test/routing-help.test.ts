@@ -90,11 +90,19 @@ describe('routing threads sharing an answer', () => {
   });
 
   it('a warm-up runs its routes in the threads, stops at its time bound or on close, and changes no answer', async () => {
-    const pool = new PooledRouter(g, { snapMaxMeters: 1500, threads: 2, queue: 8, timeoutMs: 10_000 });
+    const pool = new PooledRouter(g, {
+      snapMaxMeters: 1500,
+      threads: 2,
+      queue: 8,
+      timeoutMs: 10_000,
+      testHandOverMinPieces: 0,
+    });
     try {
       await pool.whenWarm();
       await pool.warmUp(40);
       expect(pool.stats).toMatchObject({ completed: 40, active: 0, queued: 0 });
+      // its second half runs one query at a time: the idle thread lends a hand, so that code warms up too
+      expect(pool.stats!.helped).toBeGreaterThan(5);
       const t0 = performance.now();
       await pool.warmUp(1_000_000, 100);
       expect(performance.now() - t0).toBeLessThan(2000); // stopped at 100 ms, after the routes under way
@@ -150,11 +158,11 @@ describe('routing threads sharing an answer', () => {
         await tick();
         expect(pathsShared(init.words)).toBe(2);
         const t0 = performance.now();
-        expect(Buffer.from(handed.take().json).equals(alone)).toBe(true);
-        expect(Buffer.from(queued.take().json)).toEqual(
-          Buffer.from(alone.toString().replace('Fastest', 'Alternative 1')),
-        );
+        const [first, second] = [handed.take(), queued.take()];
         expect(performance.now() - t0).toBeLessThan(50); // the helper's answers, not a give-up
+        expect(Buffer.from(first.json).equals(alone)).toBe(true);
+        const relabelled = Buffer.from(alone.toString().replace('"Fastest"', '"Alternative 1"'));
+        expect(Buffer.from(second.json).equals(relabelled)).toBe(true);
 
         const revoked = asker.handOver(path, 'Fastest', 'simplified', 'en')!;
         expect(Buffer.from(revoked.take().json).equals(alone)).toBe(true); // before the helper ran

@@ -147,7 +147,9 @@ export class PooledRouter implements RoutingEngine {
    * Up to `routes` routes between road nodes picked at random, local (nearby node ids are nearby roads: locality.ts)
    * and across the graph in turn, both locales, some with the full line, one query per thread at a time and for at
    * most `maxMs`. Until V8 has compiled and optimised the routing code, answers take longer and the compiling takes
-   * the other core: at 600 copies the first ~200 long routes after start cost ~1 ms more each. A real query waits at
+   * the other core: at 600 copies the first ~200 long routes after start cost ~1 ms more each. The first half runs
+   * one query per thread, the second one query at a time, so the idle threads lend a hand (route-help.ts) as on a
+   * quiet server, and that code is compiled too (with every thread busy, nobody is asked). A real query waits at
    * most for the warm-up query its thread is running. The answers go nowhere (not to the route cache); they count in
    * the routing threads' metrics like any query.
    */
@@ -160,8 +162,8 @@ export class PooledRouter implements RoutingEngine {
       left = routes;
     const rnd = () => (seed = Math.imul(seed, 48271) >>> 0) / 2 ** 32;
     const node = (v: number) => ({ lat: g.lat[v]!, lng: g.lon[v]! });
-    const one = async () => {
-      while (left > 0 && !this.closed && performance.now() < until) {
+    const one = async (downTo: number) => {
+      while (left > downTo && !this.closed && performance.now() < until) {
         const k = left--;
         const u = Math.floor(rnd() * nodes);
         const v = k % 2 ? Math.floor(rnd() * nodes) : Math.min(nodes - 1, u + Math.floor(rnd() * 2000));
@@ -175,7 +177,8 @@ export class PooledRouter implements RoutingEngine {
         await this.route(node(u), node(v), opts).catch(() => undefined); // unroutable pairs warm up too
       }
     };
-    await Promise.all(Array.from({ length: this.threads }, one));
+    await Promise.all(Array.from({ length: this.threads }, () => one(Math.floor(routes / 2))));
+    await one(0);
   }
 
   async route(from: LatLng, to: LatLng, opts: RouteOptions): Promise<EngineResult> {
