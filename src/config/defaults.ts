@@ -195,7 +195,7 @@ export const DEFAULTS: Config = {
     threads: 0,
     queue: 64,
     share_paths: true,
-    warm_routes: 400,
+    warm_routes: 1200,
     inline_max_km: 50,
   },
   admission: {
