@@ -152,6 +152,8 @@ export class HelpDesk {
     // neither channel may keep the thread alive: the pool decides when it ends
     (this.jobs as unknown as { unref(): void }).unref();
     (this.replies as unknown as { unref(): void }).unref();
+    // a job queued for a thread that died before taking it will never be taken here: the queue starts empty
+    Atomics.store(init.words, WORDS * slot + NEXT, 0);
     Atomics.store(init.words, WORDS * slot + STATE, IDLE);
   }
 
