@@ -14,11 +14,11 @@ import type { EnginePath } from './types.js';
  * query, then the alternatives) and then, per path, its maneuvers and its line written out as JSON: ~0.7 ms a path
  * at 600 copies, a third of the answer for three paths. While a thread searches for alternatives, an idle routing
  * thread can assemble and write the primary path (handed over as the search found it: ~0.3 ms of assembling off
- * the searching thread), then the first alternative (queued behind it as soon as it is found) while the
- * searching thread finds and writes the last. Two of the three paths move off the searching thread (~1.4 ms), but the search slows while
- * the other core reads memory too: at 600 copies, one long route at a time on 2 cores, answers take 0.88x as long
- * (bench:routing-pool). When every routing thread is busy with its own query nobody is idle to ask, and a thread
- * writes all its paths itself.
+ * the searching thread), then the first alternative (queued behind it as soon as it is found) while the searching
+ * thread finds and writes the last. Two of the three paths move off the searching thread (~1.4 ms), but the search
+ * slows while the other core reads memory too: at 600 copies, one long route at a time on 2 cores, answers take
+ * 0.88x as long (bench:routing-pool). When every routing thread is busy with its own query nobody is idle to ask,
+ * and a thread writes all its paths itself.
  *
  * Shared words, four per thread (`words[WORDS * slot + k]`):
  * - state: IDLE; RUNNING its own query; WORKING on a job; ABSENT (not started yet); or the number of a job someone
@@ -36,12 +36,12 @@ import type { EnginePath } from './types.js';
  * asker writes it into its own shared slab (path-slab.ts), which the helper reads in place.
  *
  * A claim (or a queued job) the helper has not taken up yet when the asker wants the result is revoked (job number
- * -> IDLE, or -> 0) and the
- * asker writes the path itself: a helper busy with a query the pool gave it just before is never waited for. A
- * helper that took a job up always answers (with the path, or handing it back), unless it dies: the asker then
- * gives up after `GIVE_UP_MS` and writes the path itself. Answers are the same bytes either way (the same code over
- * the same graph).
+ * -> IDLE, or -> 0) and the asker writes the path itself: a helper busy with a query the pool gave it just before
+ * is never waited for. A helper that took a job up always answers (with the path, or handing it back), unless it
+ * dies: the asker then gives up after `GIVE_UP_MS` and writes the path itself. Answers are the same bytes either way
+ * (the same code over the same graph).
  */
+
 /** Shared words per thread; a thread's state is `words[WORDS * slot]`. */
 export const WORDS = 4;
 const STATE = 0,
@@ -177,8 +177,8 @@ export class HelpDesk {
   }
 
   /**
-   * Hands `p` (a path, or a route as found, which the helper then assembles) to an idle routing thread, or answers
-   * undefined (none is idle, or the path is short).
+   * Hands `p` (a path, or a route as found, which the helper then assembles) to an idle routing thread, or queues it
+   * behind the job of a busy one; answers undefined when neither is free (or the path is short).
    */
   handOver(p: RoutePath | FoundRoute, label: string, overview: Overview, locale: 'en' | 'ar'): HandedOver | undefined {
     const assembled = 'n' in p;
