@@ -123,8 +123,8 @@ export class BuiltinEngine implements RoutingEngine {
     if (!r) return direct ? [direct] : undefined;
     const ends = { g, from: a, to: b, S, T };
     const seeds = [0, 0];
-    const found: FoundRoute = { ends, sNode: 0, turns: this.q.unpack(r.meet, seeds), tNode: 0 };
-    [found.sNode, found.tNode] = seeds as [number, number];
+    const turns = this.q.unpack(r.meet, seeds);
+    const found: FoundRoute = { ends, sNode: seeds[0]!, turns, tNode: seeds[1]! };
     const chains = chainsOf(g, found.turns);
     const assembled = () => route(ends, found.sNode, found.turns, found.tNode, chains);
     let primary: RoutePath | undefined;

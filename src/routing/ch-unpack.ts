@@ -44,12 +44,12 @@ function openList(chA: Int32Array, chB: Int32Array, tail: number, limit: number)
 const KEEP_MIN = 32;
 const KEEP_EDGES = 2 << 20;
 let keepMin = KEEP_MIN,
-  keepEdges = KEEP_EDGES;
+  keepMax = KEEP_EDGES;
 
-/** Tests: keep shortcuts of at least `min` road edges, `max` in all (unpackers made after the call). */
+/** Tests: keep shortcuts of at least `min` road edges, `max` in all (from the next one kept on). */
 export function setUnpackKeep(min = KEEP_MIN, max = KEEP_EDGES): void {
   keepMin = min;
-  keepEdges = max;
+  keepMax = max;
 }
 
 /**
@@ -152,7 +152,6 @@ export class ShortcutUnpacker {
    */
   private readonly kept = new Map<number, Uint32Array>();
   private keptEdges = 0;
-  private readonly keepEdges = keepEdges;
 
   private keptRoad(e: number): [road: Uint32Array, start: number, end: number] | undefined {
     const road = this.kept.get(e);
@@ -164,9 +163,9 @@ export class ShortcutUnpacker {
 
   private keep(e: number, road: Uint32Array): void {
     // (a path may hold a CH edge twice: a via path that loops)
-    if (road.length > this.keepEdges || this.kept.has(e)) return;
+    if (road.length > keepMax || this.kept.has(e)) return;
     for (const [old, r] of this.kept) {
-      if (this.keptEdges + road.length <= this.keepEdges) break;
+      if (this.keptEdges + road.length <= keepMax) break;
       this.kept.delete(old);
       this.keptEdges -= r.length;
     }
