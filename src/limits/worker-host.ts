@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { pinThread } from '../core/thread-cpu.js';
 import { lowerThreadPriority } from '../core/thread-priority.js';
 
 /** What a pool thread is started with (see worker-pool.ts). */
@@ -9,6 +10,8 @@ export interface HostData {
   init: unknown;
   /** Niceness for this thread (0 = as the process). */
   nice: number;
+  /** The CPU this thread keeps to (WorkerPoolOptions.pin), if any. */
+  cpu?: number;
 }
 
 export type HostRequest = { t: 'run'; id: number; p: unknown } | { t: 'update'; id: number; p: unknown };
@@ -38,6 +41,7 @@ export function serveTasks<S>(
   if (!port) throw new Error('serveTasks runs in a worker thread');
   const data = workerData as HostData;
   lowerThreadPriority(data.nice);
+  if (data.cpu !== undefined) pinThread(data.cpu);
   let state: S | undefined;
   let setupError: Error | undefined;
   try {
