@@ -9,7 +9,7 @@ import { silentLogger } from '../src/core/log.js';
 import { roadsImporter } from '../src/import/roads-importer.js';
 import { createRoutingEngine, type RoutingTestHooks } from '../src/routing/engine-factory.js';
 import type { PooledRouter } from '../src/routing/route-pool.js';
-import { decodeLeg } from '../src/routing/route-record.js';
+import { decodeLeg, encodeLeg } from '../src/routing/route-record.js';
 import type { RouteOptions } from '../src/routing/types.js';
 import { startServer } from './helpers/app.js';
 import { MONACO_PBF } from './helpers/fixtures.js';
@@ -42,9 +42,10 @@ async function engine(routing: Partial<RoutingConfig>, hooks: RoutingTestHooks =
   return e;
 }
 
+/** The leg as the route cache keeps it (an inline answer is encoded only then). */
 const bytes = (r: Awaited<ReturnType<PooledRouter['route']>>) => {
   if (r.kind !== 'ok') throw new Error('no route');
-  return r.encoded!;
+  return r.encoded ?? encodeLeg('svc', r.paths);
 };
 
 describe('routes on the calling thread', () => {

@@ -1,7 +1,6 @@
 import { haversineMeters, type LatLng } from '../core/geo.js';
 import { BuiltinEngine } from './builtin-engine.js';
 import type { RoadGraph } from './graph.js';
-import { encodeLeg } from './route-record.js';
 import type { EngineResult, RouteOptions } from './types.js';
 
 /**
@@ -45,8 +44,7 @@ export class InlineRouter {
       return undefined;
     }
     this.counts.answered++;
-    // encoded as a routing thread's answer is: it is what the route cache keeps
-    return r.kind === 'ok' ? { ...r, encoded: encodeLeg(this.engine.name, r.paths) } : r;
+    return r;
   }
 }
 
