@@ -163,7 +163,14 @@ export class DirectionsService {
         // thread and the hot tier's bookkeeping are ~0.08 ms of a 1 ms local route. An engine that already encoded
         // the leg (the routing threads) hands over the buffer the cache keeps.
         if (res.kind === 'ok' && res.paths.length && cache)
-          setImmediate(() => cache.setBytes(key, res.encoded ?? encodeLeg(engine.name, res.paths), warm));
+          setImmediate(() => {
+            try {
+              cache.setBytes(key, res.encoded ?? encodeLeg(engine.name, res.paths), warm);
+            } catch (e) {
+              // not kept (the store closed as the server stopped, say): the next ask computes it again
+              this.d.log.warn('route not cached', { error: (e as Error)?.message ?? String(e) });
+            }
+          });
         return res;
       },
       (e: unknown) => {
