@@ -13,12 +13,6 @@ import { AnswerCache } from '../src/cache/answer-cache.js';
 import { HotTier } from '../src/cache/hot-tier.js';
 import { isAppError } from '../src/core/errors.js';
 import { isTaskAbandoned, WorkerPool } from '../src/limits/worker-pool.js';
-import { allowedCpus, parseCpuList } from '../src/core/thread-cpu.js';
-
-interface Pinned {
-  slot: number;
-  cpus: number[];
-}
 import { LocalPlaces } from '../src/places/engine.js';
 import { ensurePlacesDb, openPlacesIndex } from '../src/places/load.js';
 import { PhotoSource } from '../src/places/photos.js';
@@ -463,39 +457,6 @@ describe('engine pool', () => {
     } finally {
       pool.close();
     }
-  });
-
-  // Threads that wake each other (route-help.ts) each keep to a CPU of their own: thread k to the kth allowed one.
-  it('pinned threads keep to one CPU each, in turn over the CPUs the process may use', async () => {
-    const cpus = allowedCpus();
-    const pool = new WorkerPool({
-      name: 'pinned',
-      here: new URL('./helpers/cpu-list-worker.ts', import.meta.url).href,
-      module: 'cpu-list-worker',
-      size: 2,
-      queue: 4,
-      shedCode: 'DIRECTIONS_BACKPRESSURE',
-      timeoutMs: 10_000,
-      init: {},
-      pin: true,
-    });
-    try {
-      for (let i = 0; i < 100 && !pool.ready; i++) await new Promise((r) => setTimeout(r, 50));
-      const answers = await Promise.all([pool.run<Pinned>({}), pool.run<Pinned>({})]);
-      expect(answers.map((a) => a.slot).sort()).toEqual([0, 1]);
-      for (const a of answers)
-        // one CPU can run anything: nothing is pinned then
-        expect(a.cpus).toEqual(process.platform === 'linux' && cpus.length > 1 ? [cpus[a.slot]] : cpus);
-    } finally {
-      pool.close();
-    }
-  });
-
-  it('CPU lists read as Linux writes them; anything else reads as none', () => {
-    expect(parseCpuList('0-1')).toEqual([0, 1]);
-    expect(parseCpuList('0,2-4,7')).toEqual([0, 2, 3, 4, 7]);
-    expect(parseCpuList('3')).toEqual([3]);
-    for (const bad of ['', 'a', '2-1', '0-', '-1', '0-99999']) expect(parseCpuList(bad)).toEqual([]);
   });
 
   it('a thread that dies before it is set up is replaced after a growing back-off, not in a hot loop', async () => {

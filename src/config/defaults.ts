@@ -109,8 +109,6 @@ export interface RoutingConfig {
    * is in flight, rather than handed to a routing thread (routing/route-inline.ts); 0 = always a routing thread.
    */
   inline_max_km: number;
-  /** Each routing thread keeps to one CPU of those the process may use (Linux, util-linux taskset). */
-  pin_threads: boolean;
 }
 
 /** One admission lane's budget: how many jobs may wait, and how long one may wait to start (0 = sized from the machine). */
@@ -199,7 +197,6 @@ export const DEFAULTS: Config = {
     share_paths: true,
     warm_routes: 1200,
     inline_max_km: 50,
-    pin_threads: true,
   },
   admission: {
     interactive: { queue: 0, wait_ms: 5000 },

@@ -67,7 +67,6 @@ export const CONFIG_SCHEMA = obj({
     share_paths: { type: 'boolean' },
     warm_routes: int(0, 100_000),
     inline_max_km: int(0, 1000),
-    pin_threads: { type: 'boolean' },
   }),
   tiles: obj({
     origin: { enum: ['render', 'xyz', 'mbtiles', 'none'] },

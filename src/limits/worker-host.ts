@@ -1,5 +1,4 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { pinThread } from '../core/thread-cpu.js';
 import { lowerThreadPriority } from '../core/thread-priority.js';
 
 /** What a pool thread is started with (see worker-pool.ts). */
@@ -10,8 +9,6 @@ export interface HostData {
   init: unknown;
   /** Niceness for this thread (0 = as the process). */
   nice: number;
-  /** The CPU this thread keeps to (WorkerPoolOptions.pin), if any. */
-  cpu?: number;
 }
 
 export type HostRequest = { t: 'run'; id: number; p: unknown } | { t: 'update'; id: number; p: unknown };
@@ -41,7 +38,6 @@ export function serveTasks<S>(
   if (!port) throw new Error('serveTasks runs in a worker thread');
   const data = workerData as HostData;
   lowerThreadPriority(data.nice);
-  if (data.cpu !== undefined) pinThread(data.cpu);
   let state: S | undefined;
   let setupError: Error | undefined;
   try {

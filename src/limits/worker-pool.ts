@@ -1,6 +1,5 @@
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../core/module-worker.js';
-import { allowedCpus } from '../core/thread-cpu.js';
 import { AppError, type ErrorCode } from '../core/errors.js';
 import { READY, type HostData, type HostReply, type HostRequest } from './worker-host.js';
 
@@ -43,11 +42,6 @@ export interface WorkerPoolOptions {
    * 4, 0.51x at 8, 0.63x at 12; answers p50 unchanged, p99 13 / 17 / 29 ms. Routing threads run lower (route-pool.ts).
    */
   nice?: number;
-  /**
-   * Thread k keeps to the kth CPU the process may run on (round robin; Linux). Threads that hand work to each other
-   * (route-help.ts) then never wake one another onto the CPU the waker runs on, where the wakee waits or preempts.
-   */
-  pin?: boolean;
 }
 
 export interface TaskOptions {
@@ -124,8 +118,6 @@ export class WorkerPool {
   private closed = false;
   /** Threads in a row that died before their engine was set up: the next one starts after a growing back-off. */
   private startFailures = 0;
-  /** The CPUs threads are pinned to (options.pin), read at the first spawn. */
-  private cpus: number[] | undefined;
   private readonly counts = { shed: 0, expired: 0, aborted: 0, replaced: 0, completed: 0 };
 
   constructor(private readonly o: WorkerPoolOptions) {
@@ -217,14 +209,7 @@ export class WorkerPool {
 
   private spawn(index: number): Slot {
     Atomics.store(this.cancel, index, 0);
-    const cpus = this.o.pin ? (this.cpus ??= allowedCpus()) : [];
-    const data: HostData = {
-      slot: index,
-      cancel: this.cancel,
-      init: this.state,
-      nice: this.o.nice ?? 8,
-      ...(cpus.length > 1 ? { cpu: cpus[index % cpus.length] } : {}),
-    };
+    const data: HostData = { slot: index, cancel: this.cancel, init: this.state, nice: this.o.nice ?? 8 };
     const worker = startModuleWorker(this.o.here, this.o.module, data);
     worker.unref();
     const slot: Slot = { index, worker, updates: new Map(), ready: false };

@@ -116,5 +116,4 @@ const routerOptions = (cfg: RoutingConfig, hooks: RoutingTestHooks): PooledRoute
   testInlineBudgetMs: hooks.testInlineBudgetMs,
   help: cfg.share_paths,
   inlineMaxKm: cfg.inline_max_km,
-  pin: cfg.pin_threads,
 });

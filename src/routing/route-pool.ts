@@ -52,8 +52,6 @@ export interface PooledRouterOptions {
   inlineMaxKm?: number;
   /** Test hook only: an inline search gives up after this long (default INLINE_BUDGET_MS). */
   testInlineBudgetMs?: number;
-  /** Each routing thread keeps to one CPU (limits/worker-pool.ts `pin`). */
-  pin?: boolean;
 }
 
 /** An inline search still running after this long gives up and goes to the routing threads. */
@@ -123,11 +121,10 @@ export class PooledRouter implements RoutingEngine {
       init: this.init(),
       // Lower than the places threads' 8: a long route is milliseconds of CPU per request. bench:mixed, hot tile
       // beside a route stream: 0.44-0.52x of alone at nice 8, 0.53-0.57x at 15 (route answers' p99 under that
-      // load 30 -> 45 ms). On a machine with an idle core it changes nothing.
+      // load 30 -> 45 ms). On a machine with an idle core it changes nothing. Threads are not pinned to CPUs: pinned
+      // (taskset), a helper was never woken onto its asker's CPU (lone long routes p50 x0.98), but beside a hot-tile
+      // load a routing thread could not leave the CPU the HTTP thread ran on (bench:mixed route p99 40 -> 59-88 ms).
       nice: ROUTING_NICE,
-      // A thread that hands a path over wakes its helper; unpinned, the helper was now and then woken onto the
-      // asker's own CPU, which then ran both by turns for ~1.7 ms until one moved (the hand-over's p99 at 600 copies).
-      pin: this.opts.pin,
     });
   }
 
