@@ -177,6 +177,8 @@ function writeU(buf: Buffer, at: number, c: number): number {
  * (the double nearest to one) is written from those digits, trailing zeros dropped: such a decimal has at most 15
  * significant digits, so it is the shortest that reads back as n, which is what JavaScript prints (in plain
  * notation in that range). Zero is "0" (also -0); non-finite numbers are null; the rest go through String().
+ * The whole part (< 1e8) and the seven fraction digits (< 1e7) are each a 32-bit integer, so their digits come from
+ * integer division by ten, which compiles to a multiply: ~2,000 numbers a long route's maneuvers.
  */
 export function writeNumber(buf: Buffer, at: number, n: number): number {
   if (n === 0) {
@@ -188,23 +190,40 @@ export function writeNumber(buf: Buffer, at: number, n: number): number {
     const t = Math.round(a * 1e7);
     if (t / 1e7 === a) {
       if (n < 0) buf[at++] = 0x2d;
-      const int = Math.floor(t / 1e7);
-      let frac = t - int * 1e7;
-      // the integer part's digits, last first
-      let digits = 1;
-      for (let x = int; x >= 10; x = Math.floor(x / 10)) digits++;
-      for (let x = int, k = at + digits - 1; k >= at; k--, x = Math.floor(x / 10)) buf[k] = 0x30 + (x % 10);
-      at += digits;
-      if (frac) {
+      const int = Math.floor(t / 1e7) | 0;
+      at = writeDigits(buf, at, int, digitsOf(int));
+      let frac = (t - int * 1e7) | 0;
+      if (frac !== 0) {
         buf[at++] = 0x2e;
-        for (let d = 1_000_000; frac; d /= 10) {
-          const q = Math.floor(frac / d);
-          buf[at++] = 0x30 + q;
-          frac -= q * d;
+        let len = 7;
+        while (frac % 10 === 0) {
+          frac = (frac / 10) | 0;
+          len--;
         }
+        at = writeDigits(buf, at, frac, len); // with its leading zeros
       }
       return at;
     }
   }
   return at + buf.write(Number.isFinite(n) ? String(n) : 'null', at, 'latin1');
+}
+
+/** Decimal digits of a non-negative 32-bit integer (1 for 0). */
+function digitsOf(x: number): number {
+  let d = 1;
+  while (x >= 10) {
+    x = (x / 10) | 0;
+    d++;
+  }
+  return d;
+}
+
+/** The last `len` decimal digits of x (a non-negative 32-bit integer) at `at`, leading zeros written. */
+function writeDigits(buf: Buffer, at: number, x: number, len: number): number {
+  for (let k = at + len - 1; k >= at; k--) {
+    const q = (x / 10) | 0;
+    buf[k] = 0x30 + x - q * 10;
+    x = q;
+  }
+  return at + len;
 }
