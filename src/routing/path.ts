@@ -105,16 +105,31 @@ class PathBuilder {
     this.p = routePath(0, PathBuilder.arrays(this.cap), edges, -1, -1, 0, 0);
   }
 
+  /**
+   * The arrays for `cap` pieces, views of one buffer: 8-byte ones first, then 4-byte, then 2-byte, each aligned.
+   * One allocation instead of eight: each typed array of a few KB is a backing store of its own outside V8's heap,
+   * allocated, zeroed and later swept apart, three paths a route (~4% of a local route's CPU at 600 copies).
+   */
   private static arrays(cap: number): PathArrays {
+    const buf = new ArrayBuffer(8 * (4 * cap + 2) + 4 * (4 * cap) + 2 * cap);
+    let at = 0;
+    const take = <T extends { byteLength: number }>(
+      Ctor: new (b: ArrayBuffer, offset: number, length: number) => T,
+      length: number,
+    ): T => {
+      const a = new Ctor(buf, at, length);
+      at += a.byteLength;
+      return a;
+    };
     return {
-      chain: new Int32Array(cap),
-      say: new Uint16Array(cap),
-      dev: new Float32Array(cap),
-      way: new Uint32Array(cap),
-      node: new Int32Array(cap),
-      dist: new Float64Array(cap),
-      time: new Float64Array(cap),
-      pts: new Float64Array(2 * cap + 2),
+      dist: take(Float64Array, cap),
+      time: take(Float64Array, cap),
+      pts: take(Float64Array, 2 * cap + 2),
+      chain: take(Int32Array, cap),
+      dev: take(Float32Array, cap),
+      way: take(Uint32Array, cap),
+      node: take(Int32Array, cap),
+      say: take(Uint16Array, cap),
     };
   }
 
