@@ -81,6 +81,23 @@ describe('install.sh from a fresh copy of the checkout (real npm ci)', () => {
     expect(existsSync(join(data, 'svcmaps.pid'))).toBe(false);
   });
 
+  it('`npx svcmaps` in the installed checkout runs its command at once, building nothing again', async () => {
+    // npm exec installs the checkout into its npx cache to link the command, and runs the prepare script on it:
+    // with dist/ and the gazetteer built by npm ci, that run must not compile again (~13 s before the command)
+    const main = join(app, 'dist', 'cli', 'main.js');
+    const compiled = statSync(main).mtimeMs;
+    const r = await runToEnd('npx', ['svcmaps', '--version'], {
+      cwd: app,
+      // a newcomer's npm cache, holding no npx install of an earlier run
+      env: cleanEnv({ npm_config_cache: join(base, 'npm-cache'), npm_config_offline: 'true' }),
+    });
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.out.trim()).toBe(
+      (JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { version: string }).version,
+    );
+    expect(statSync(main).mtimeMs).toBe(compiled);
+  }, 60_000);
+
   it('the installed server answers /livez, and the unit ExecReload (svcmaps reload) reloads it', async () => {
     const { proc, url } = await serveInstalled(app, data);
     try {
