@@ -1,4 +1,4 @@
-import { routePath, type RoutePath } from './path.js';
+import { pathArraysBytes, pathArraysIn, routePath, type RoutePath } from './path.js';
 
 /**
  * A path handed to another routing thread (route-help.ts): its arrays in a SharedArrayBuffer the asking thread
@@ -15,9 +15,6 @@ export interface SharedPath {
   distM: number;
   ms: number;
 }
-
-/** Bytes of a path of n pieces: 8-byte arrays first, then 4-byte, then 2-byte ones, each aligned. */
-const bytesOf = (n: number) => 8 * (4 * n + 2) + 4 * (4 * n) + 2 * n;
 
 /**
  * One routing thread's buffer for the paths it hands over. Pieces of it are handed out in turn during a query and
@@ -45,8 +42,15 @@ export class PathSlab {
 
   put(p: RoutePath): SharedPath {
     const n = p.n;
-    const s: SharedPath = { ...this.room(bytesOf(n)), n, behind: p.behind, toward: p.toward, distM: p.distM, ms: p.ms };
-    const v = views(s);
+    const s: SharedPath = {
+      ...this.room(pathArraysBytes(n)),
+      n,
+      behind: p.behind,
+      toward: p.toward,
+      distM: p.distM,
+      ms: p.ms,
+    };
+    const v = pathArraysIn(s.buf, s.at, n);
     v.dist.set(p.dist.subarray(0, n));
     v.time.set(p.time.subarray(0, n));
     v.pts.set(p.pts.subarray(0, 2 * n + 2));
@@ -87,31 +91,9 @@ export interface SharedTurns {
 
 export const sharedTurns = ({ buf, at, n }: SharedTurns) => new Uint32Array(buf, at, n);
 
-type View<T> = new (buf: SharedArrayBuffer, byteOffset: number, length: number) => T;
-
-/** The path's arrays in its piece of the buffer, in the order bytesOf() counts them. */
-function views({ buf, at, n }: SharedPath) {
-  let o = at;
-  const take = <T extends { byteLength: number }>(Ctor: View<T>, length: number): T => {
-    const a = new Ctor(buf, o, length);
-    o += a.byteLength;
-    return a;
-  };
-  return {
-    dist: take(Float64Array, n),
-    time: take(Float64Array, n),
-    pts: take(Float64Array, 2 * n + 2),
-    chain: take(Int32Array, n),
-    dev: take(Float32Array, n),
-    way: take(Uint32Array, n),
-    node: take(Int32Array, n),
-    say: take(Uint16Array, n),
-  };
-}
-
 /** The path as the helper reads it: views of the asking thread's buffer (no overlap edges: those tests are the asker's). */
 export function sharedPath(s: SharedPath): RoutePath {
-  return routePath(s.n, views(s), NO_EDGES, s.behind, s.toward, s.distM, s.ms);
+  return routePath(s.n, pathArraysIn(s.buf, s.at, s.n), NO_EDGES, s.behind, s.toward, s.distM, s.ms);
 }
 
 const NO_EDGES = new Uint32Array(0);

@@ -67,6 +67,34 @@ export function routePath(
   return { n, chain, say, dev, way, node, dist, time, pts, edges, behind, toward, distM, ms };
 }
 
+/** Bytes of the arrays of a path of n pieces (pathArraysIn). */
+export const pathArraysBytes = (n: number) => 8 * (4 * n + 2) + 4 * (4 * n) + 2 * n;
+
+/**
+ * The arrays of a path of n pieces as views of `buf` from byte `at` (8-aligned), pathArraysBytes(n) of them:
+ * 8-byte arrays first, then 4-byte, then 2-byte, so each is aligned.
+ */
+export function pathArraysIn(buf: ArrayBufferLike, at: number, n: number): PathArrays {
+  const take = <T extends { byteLength: number }>(
+    Ctor: new (b: ArrayBufferLike, offset: number, length: number) => T,
+    length: number,
+  ): T => {
+    const a = new Ctor(buf, at, length);
+    at += a.byteLength;
+    return a;
+  };
+  return {
+    dist: take(Float64Array, n),
+    time: take(Float64Array, n),
+    pts: take(Float64Array, 2 * n + 2),
+    chain: take(Int32Array, n),
+    dev: take(Float32Array, n),
+    way: take(Uint32Array, n),
+    node: take(Int32Array, n),
+    say: take(Uint16Array, n),
+  };
+}
+
 /** Graph edges of segment `seg` driven b -> a (`bwd`) or a -> b, as a range of segEdges. */
 export const segEdgeRange = (g: RoadGraph, seg: number, bwd: boolean) =>
   [g.segFirst[2 * seg + (bwd ? 1 : 0)]!, g.segFirst[2 * seg + (bwd ? 2 : 1)]!] as const;
@@ -106,31 +134,12 @@ class PathBuilder {
   }
 
   /**
-   * The arrays for `cap` pieces, views of one buffer: 8-byte ones first, then 4-byte, then 2-byte, each aligned.
-   * One allocation instead of eight: each typed array of a few KB is a backing store of its own outside V8's heap,
-   * allocated, zeroed and later swept apart, three paths a route (~4% of a local route's CPU at 600 copies).
+   * The arrays for `cap` pieces, in one buffer: each typed array of a few KB is a backing store of its own outside
+   * V8's heap, allocated, zeroed and later swept apart, three paths a route (eight of them were ~4% of a local
+   * route's CPU at 600 copies).
    */
   private static arrays(cap: number): PathArrays {
-    const buf = new ArrayBuffer(8 * (4 * cap + 2) + 4 * (4 * cap) + 2 * cap);
-    let at = 0;
-    const take = <T extends { byteLength: number }>(
-      Ctor: new (b: ArrayBuffer, offset: number, length: number) => T,
-      length: number,
-    ): T => {
-      const a = new Ctor(buf, at, length);
-      at += a.byteLength;
-      return a;
-    };
-    return {
-      dist: take(Float64Array, cap),
-      time: take(Float64Array, cap),
-      pts: take(Float64Array, 2 * cap + 2),
-      chain: take(Int32Array, cap),
-      dev: take(Float32Array, cap),
-      way: take(Uint32Array, cap),
-      node: take(Int32Array, cap),
-      say: take(Uint16Array, cap),
-    };
+    return pathArraysIn(new ArrayBuffer(pathArraysBytes(cap)), 0, cap);
   }
 
   /** A piece that is not a whole road edge: from one point to another, ending at `node` (-1: at the destination). */
