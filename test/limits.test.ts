@@ -33,6 +33,17 @@ describe('sliding window', () => {
     expect(l.hit('a', 1, 1).allowed).toBe(false);
     expect(l.hit('b', 1, 1).allowed).toBe(true);
   });
+
+  it('remembers at most maxCallers callers, forgetting the least recent first', () => {
+    const l = new SlidingWindowLimiter(60_000, 2);
+    expect(l.hit('a', 1, 0).allowed).toBe(true);
+    expect(l.hit('b', 1, 0).allowed).toBe(true);
+    expect(l.hit('a', 1, 1).allowed).toBe(false); // a is the most recent now
+    expect(l.hit('c', 1, 1).allowed).toBe(true); // b is forgotten
+    expect(l.hit('a', 1, 2).allowed).toBe(false);
+    expect(l.hit('b', 1, 2).allowed).toBe(true); // counted afresh (and c forgotten)
+    expect(l.hit('a', 1, 3).allowed).toBe(false);
+  });
 });
 
 /** Autocomplete that answers only after `release()`: lets a test hold pool slots busy. */

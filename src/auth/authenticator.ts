@@ -1,4 +1,5 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { growingLru } from '../core/growing-lru.js';
 import { AppError } from '../core/errors.js';
 import type { KeyRow } from '../store/keys-repo.js';
 import { assertUsable, hashKey, isWellFormedKey, keyState, lookupKey } from './api-keys.js';
@@ -54,12 +55,12 @@ export class Authenticator {
   /** JSON-family key rows, valid until the store changes (see syncWithStore) or an in-process revoke. */
   private readonly live = new Map<string, KeyRow | null>();
   /** Tile tokens whose signature has been verified: the HMAC is computed once per token, not once per tile. */
-  private readonly verified = new LRUCache<string, { keyId: string; expS: number }>({ max: 20_000 });
+  private readonly verified = growingLru<string, { keyId: string; expS: number }>(20_000);
   private storeVersion = -1;
   private lastSync = 0;
 
   constructor(private readonly d: AuthDeps) {
-    this.cache = d.keyCacheTtlS > 0 ? new LRUCache({ max: 50_000, ttl: d.keyCacheTtlS * 1000 }) : undefined;
+    this.cache = d.keyCacheTtlS > 0 ? growingLru(50_000, { ttl: d.keyCacheTtlS * 1000 }) : undefined;
   }
 
   /**
@@ -92,7 +93,7 @@ export class Authenticator {
   }
 
   /** Hashes of presented keys a shared store did not have either, so a spray of random keys reads it once each. */
-  private readonly absent = new LRUCache<string, true>({ max: 50_000, ttl: 2000 });
+  private readonly absent = growingLru<string, true>(50_000, { ttl: 2000 });
 
   /**
    * On a shared store, a key created on another node a moment ago may not be in this node's mirror yet: it is read

@@ -1,4 +1,5 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { growingLru } from '../core/growing-lru.js';
 
 export interface LimitDecision {
   allowed: boolean;
@@ -28,7 +29,7 @@ export class SlidingWindowLimiter {
     private readonly windowMs = 60_000,
     maxCallers = 100_000,
   ) {
-    this.counters = new LRUCache({ max: maxCallers });
+    this.counters = growingLru(maxCallers);
   }
 
   hit(id: string, limit: number, nowMs: number): LimitDecision {
