@@ -55,13 +55,16 @@ export function viaAlternatives(
     (a.s === s ? s.roadsMs : 0) + (a.t === t ? t.roadsMs : 0);
   const seen = new Set<number>();
   const cands: Candidate[] = [];
+  // A long route ranks ~60 candidates and tries ~3: their packed paths are walked into one scratch array to rank
+  // them, and walked again for the few tried, instead of each kept (an array per candidate, grown edge by edge).
+  const scratch: number[] = [];
   for (const v of q.meetNodes) {
     if (seen.has(v)) continue;
     seen.add(v);
     const dF = q.distF(v),
       dB = q.distB(v);
     if (dF + dB > bestCost * MAX_STRETCH || (dF + dB <= bestCost + 1 && isOnPrimary(v))) continue;
-    const packed = q.packed(v, seeds);
+    const packed = q.packed(v, seeds, scratch);
     const sNode = seeds[0]!,
       tNode = seeds[1]!;
     const s = seedAt(ends.S, sNode),
@@ -70,7 +73,7 @@ export function viaAlternatives(
     // and last pieces)
     const cost = dF - q.distF(sNode) + dB - q.distB(tNode) + s.roadsMs + t.roadsMs;
     const sharedLB = q.sharedEnds(packed, accepted[0]!.packed) + seedsShared(accepted[0]!, s, t);
-    if (sharedLB < MAX_SHARE * cost) cands.push({ v, sNode, tNode, s, t, cost, packed, rank: 2 * cost + sharedLB });
+    if (sharedLB < MAX_SHARE * cost) cands.push({ v, sNode, tNode, s, t, cost, rank: 2 * cost + sharedLB });
   }
   // OSRM's ranking: short, and sharing little with the primary, first
   cands.sort((a, b) => a.rank - b.rank || a.v - b.v);
@@ -78,8 +81,9 @@ export function viaAlternatives(
   let tried = 0;
   let ownChains: IntSet | undefined;
   const localSpan = Math.max(bestCost * LOCAL_FRACTION, Math.min(bestCost * LOCAL_SHORT.fraction, LOCAL_SHORT.maxMs));
-  for (const { v, sNode, tNode, s, t, cost, packed } of cands) {
+  for (const { v, sNode, tNode, s, t, cost } of cands) {
     if (out.length >= want || tried >= MAX_CANDIDATES) break;
+    const packed = q.packed(v);
     const limit = (a: (typeof accepted)[number]) => MAX_SHARE * cost - seedsShared(a, s, t);
     if (accepted.some((a, i) => i > 0 && q.sharedEnds(packed, a.packed) >= limit(a))) continue;
     tried++;
@@ -105,7 +109,6 @@ interface Candidate {
   s: ChainSeed;
   t: ChainSeed;
   cost: number;
-  packed: number[];
   rank: number;
 }
 
