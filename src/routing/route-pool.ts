@@ -31,6 +31,13 @@ const ROUTING_NICE = 15;
  */
 const WARM_UP_MAX_MS = 6000;
 
+/**
+ * Then the HTTP thread answers routes of 2-5 km itself: this many for each route of the routing threads' warm-up,
+ * for at most INLINE_WARM_UP_MAX_MS more (see PooledRouter.warmInline; 3,000 routes took ~1.2 s at 600 copies).
+ */
+export const INLINE_WARM_UP_SHARE = 2.5;
+const INLINE_WARM_UP_MAX_MS = 3000;
+
 /** A routing thread's answer: the paths in one buffer (route-record.ts encodeLeg), in the thread's answer slab. */
 export type RouteAnswer = { kind: 'ok'; leg: SharedLeg } | { kind: 'unroutable' };
 
@@ -184,6 +191,39 @@ export class PooledRouter implements RoutingEngine {
     };
     await Promise.all(Array.from({ length: this.threads }, () => one(Math.floor(routes / 2))));
     await one(0);
+    await this.warmInline(Math.round(routes * INLINE_WARM_UP_SHARE), Math.min(maxMs, INLINE_WARM_UP_MAX_MS), node, rnd);
+  }
+
+  /**
+   * Routes of 2-5 km on this thread, one per turn of the event loop, from a road node to a point in a random
+   * direction. V8 optimises a function once it has run enough, isolate by isolate, and a function called once a
+   * route (the search, a path's builder) has to run a few thousand times first. After the routing threads' warm-up
+   * (a quarter of its routes on this thread, mostly pairs a few node ids apart that find no alternative), the HTTP
+   * thread still ran its routing code as baseline code through the first ~1,000-2,000 local routes clients asked: at
+   * 600 copies `search` reached TurboFan 5 s after its first call, 20-26 functions were optimised during the first 300
+   * local routes after 300 long ones, and local answers went from ~1.1 to ~0.7 ms over 1,800 of them. With this
+   * phase: 6 functions during those 300 (the HTTP pipeline's, which any traffic warms), none of the routing code.
+   */
+  private async warmInline(
+    routes: number,
+    maxMs: number,
+    node: (v: number) => LatLng,
+    rnd: () => number,
+  ): Promise<void> {
+    const nodes = this.graph.lat.length;
+    const until = performance.now() + maxMs;
+    for (let k = 0; k < routes && this.inline && !this.closed && performance.now() < until; k++) {
+      const from = node(Math.floor(rnd() * nodes));
+      const km = 2 + 3 * rnd(),
+        angle = 2 * Math.PI * rnd();
+      const to = {
+        lat: from.lat + (km * Math.cos(angle)) / 111.2,
+        lng: from.lng + (km * Math.sin(angle)) / (111.2 * Math.cos((from.lat * Math.PI) / 180)),
+      };
+      const opts = { alternatives: 2, locale: k % 2 ? 'en' : 'ar', overview: 'simplified', inline: true } as const;
+      await this.route(from, to, opts).catch(() => undefined); // unroutable ends warm up too
+      await new Promise((r) => setImmediate(r)); // the event loop turns between two routes
+    }
   }
 
   async route(from: LatLng, to: LatLng, opts: RouteOptions): Promise<EngineResult> {
