@@ -200,9 +200,9 @@ export class PooledRouter implements RoutingEngine {
    * route (the search, a path's builder) has to run a few thousand times first. After the routing threads' warm-up
    * (a quarter of its routes on this thread, mostly pairs a few node ids apart that find no alternative), the HTTP
    * thread still ran its routing code as baseline code through the first ~1,000-2,000 local routes clients asked: at
-   * 600 copies `search` reached TurboFan 5 s after its first call, 20-26 functions were optimised during the first 300
-   * local routes after 300 long ones, and local answers went from ~1.1 to ~0.7 ms over 1,800 of them. With this
-   * phase: 6 functions during those 300 (the HTTP pipeline's, which any traffic warms), none of the routing code.
+   * 600 copies `search` was still baseline code 6 s after its first call, 20-26 functions were optimised during the
+   * first 300 local routes after 300 long ones, and local answers went from ~1.1 to ~0.7 ms over 1,800 of them. With
+   * this phase: 6 functions during those 300 (the HTTP pipeline's, which any traffic warms), none of the routing code.
    */
   private async warmInline(
     routes: number,
