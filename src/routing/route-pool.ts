@@ -163,7 +163,8 @@ export class PooledRouter implements RoutingEngine {
    * one query per thread, the second one query at a time, so the idle threads lend a hand (route-help.ts) as on a
    * quiet server, and that code is compiled too (with every thread busy, nobody is asked). A real query waits at
    * most for the warm-up query its thread is running. The answers go nowhere (not to the route cache); they count in
-   * the routing threads' metrics like any query.
+   * the routing threads' metrics like any query. Then the HTTP thread's own phase (warmInline), for at most as long
+   * again (INLINE_WARM_UP_MAX_MS at most).
    */
   async warmUp(routes: number, maxMs = WARM_UP_MAX_MS): Promise<void> {
     const g = this.graph,
