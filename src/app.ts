@@ -78,8 +78,9 @@ export interface App {
   reloads: ReloadHooks;
   listen(): Promise<RunningServer>;
   /**
-   * Settles when the background start-up load (road graph and routing threads) has ended, however it ended. The
-   * server answers meanwhile (directions with the degraded line); callers that need real routes at once await it.
+   * Settles when the background start-up load (road graph and routing threads, places threads) has ended, however
+   * it ended. The server answers meanwhile (directions with the degraded line, searches once a places thread is up);
+   * callers that need real routes and searches at once await it.
    */
   loaded: Promise<void>;
   /** The admin metrics port, when metrics.port is set and listen() ran. */
@@ -272,6 +273,12 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     });
   }
   let closed = false;
+  // The places threads' start: settles once none is still opening places.db (all up, or failed and queries run
+  // here), or after a minute; polled, as /readyz reads it.
+  const placesUp = (async () => {
+    for (const until = Date.now() + 60_000; !closed && threads?.starting && Date.now() < until;)
+      await new Promise((r) => setTimeout(r, 20));
+  })();
   // Start-up: the graph is read and the routing threads set up while the server already answers; the engine is
   // swapped in only once a thread is ready, so until then every route is the degraded line, never a wait.
   const loadRoads = async (): Promise<void> => {
@@ -285,8 +292,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     // warm-up, which starts once the places threads are up too (its CPU would slow their start, and a first route).
     await engine.whenWarm?.();
     if (config.routing.warm_routes > 0 && engine.warmUp) {
-      for (const until = Date.now() + 60_000; !closed && threads && !threads.warm && Date.now() < until;)
-        await new Promise((r) => setTimeout(r, 50));
+      await placesUp;
       if (!closed) await engine.warmUp(config.routing.warm_routes);
     }
     routingState = state;
@@ -332,7 +338,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     metrics,
     requests,
     reloads,
-    loaded: roadsLoaded,
+    loaded: Promise.all([roadsLoaded, placesUp]).then(() => undefined),
     reload: () => reloads.run(),
     async shutdown(graceMs = config.http.shutdown_grace_ms) {
       server?.close();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { roadsImporter } from '../src/import/roads-importer.js';
 import { GRAPH_FILE } from '../src/routing/graph.js';
-import { startServer, type TestServer } from './helpers/app.js';
+import { startPlacesServer, startServer, type TestServer } from './helpers/app.js';
 import { MONACO_PBF } from './helpers/fixtures.js';
 
 // The server listens before the road graph is loaded; /readyz says when the background load is done.
@@ -153,5 +153,18 @@ describe('start-up: the road graph loads in the background', () => {
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toMatch(/application\/json/);
     }
+  });
+});
+
+describe('start-up: the places threads', () => {
+  it('app.loaded settles once they are up: /readyz is ready and the first search answers, never an empty budget', async () => {
+    // the test helper awaits app.loaded, as `svcmaps selftest` does before its checks
+    const s = await startPlacesServer(dataDir(''));
+    servers.push(s);
+    expect(await readyz(s)).toMatchObject({ status: 200, body: { routing: 'no_graph', places: 'ready' } });
+    const r = await s.get('/maps/v1/autocomplete?q=Amman', { 'X-API-Key': s.key().key });
+    const { data } = (await r.json()) as { data: { predictions: Array<{ name: string }>; source: string } };
+    expect(data.source).toBe('fresh');
+    expect(data.predictions[0]?.name).toBe('Amman');
   });
 });
