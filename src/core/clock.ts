@@ -9,12 +9,3 @@ export const nowSeconds = (clock: Clock): number => Math.floor(clock.nowMs() / 1
 
 /** UTC calendar day `YYYY-MM-DD`, the unit of daily quotas (they reset at midnight UTC). */
 export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
-
-/** Seconds from `ms` to the next midnight UTC. */
-export function secondsToUtcMidnight(ms: number): number {
-  const d = new Date(ms);
-  const next = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
-  return Math.ceil((next - ms) / 1000);
-}
-
-export const rfc3339 = (ms: number): string => new Date(ms).toISOString();

@@ -31,10 +31,6 @@ export function lngLatBox(minLng: number, minLat: number, maxLng: number, maxLat
 
 export const boxesIntersect = (a: Box, b: Box): boolean => a[0] <= b[2] && a[2] >= b[0] && a[1] <= b[3] && a[3] >= b[1];
 
-export function growBox(b: Box, d: number): Box {
-  return [b[0] - d, b[1] - d, b[2] + d, b[3] + d];
-}
-
 /** Bounding box of flat [x0, y0, x1, y1, ...] rings. */
 export function ringsBox(rings: Float64Array[]): Box {
   const b: Box = [Infinity, Infinity, -Infinity, -Infinity];
@@ -48,7 +44,3 @@ export function ringsBox(rings: Float64Array[]): Box {
   }
   return b;
 }
-
-/** Metres per CSS pixel at a latitude and zoom (for widths given in metres, e.g. at street zooms). */
-export const metresPerPixel = (lat: number, z: number): number =>
-  (40075016.686 * Math.cos((lat * Math.PI) / 180)) / (256 * 2 ** z);

@@ -172,11 +172,3 @@ function roadGraph(path: string, { meta, sections }: GraphFileContents): RoadGra
   if ([...DERIVED].some((k) => !sections[k])) Object.assign(g, routeSummaries(g, shared, false));
   return g;
 }
-
-/** Grid cell of a coordinate (clamped to the grid). */
-export function cellOf(g: RoadGraph, lat: number, lon: number): [number, number] {
-  const { minLat, minLon, cell, rows, cols } = g.meta.grid;
-  const r = Math.min(rows - 1, Math.max(0, Math.floor((lat - minLat) / cell)));
-  const c = Math.min(cols - 1, Math.max(0, Math.floor((lon - minLon) / cell)));
-  return [r, c];
-}

@@ -13,5 +13,3 @@ export function countryName(cc: string | null | undefined, locale: 'en' | 'ar'):
   const code = cc.toUpperCase();
   return first((locale === 'ar' ? AR : EN)[code]) ?? first(EN[code]);
 }
-
-export const COUNTRY_CODES = Object.keys(EN);
