@@ -186,6 +186,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     prefetchTimeoutMs: config.prefetch.timeout_ms,
     log,
     alone: () => requests.inflight <= 1,
+    loadWaitMs: config.routing.timeout_ms,
   });
   const sqlCheck = () => {
     try {
@@ -279,21 +280,36 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     for (const until = Date.now() + 60_000; !closed && threads?.starting && Date.now() < until;)
       await new Promise((r) => setTimeout(r, 20));
   })();
-  // Start-up: the graph is read and the routing threads set up while the server already answers; the engine is
-  // swapped in only once a thread is ready, so until then every route is the degraded line, never a wait.
+  // Start-up: the graph is read and the routing threads set up while the server already answers. A route asked
+  // meanwhile waits for the engine within its own budget (DirectionsService.whileLoading), so a server that is merely
+  // starting answers real routes; the engine is swapped in once a routing thread is ready.
+  const engineIn = builtinRouting
+    ? loadRoutingEngine(config.routing, dir.root, log, { start: true, hooks: o.routingHooks }).then(
+        ({ engine, state }) => {
+          if (closed) {
+            engine.close?.();
+            return undefined;
+          }
+          directions.setEngine(engine);
+          return { engine, state };
+        },
+      )
+    : undefined;
+  if (engineIn) directions.whileLoading(engineIn);
+  // Routes are real from the first routing thread; `loaded` and /readyz wait for every one of them, then for their
+  // warm-up, which starts once the places threads are up too (its CPU would slow their start). The warm-up yields
+  // to real queries (PooledRouter.warmUp).
   const loadRoads = async (): Promise<void> => {
-    const { engine, state } = await loadRoutingEngine(config.routing, dir.root, log, {
-      start: true,
-      hooks: o.routingHooks,
-    });
-    if (closed) return engine.close?.();
-    directions.setEngine(engine);
-    // Routes are real from the first routing thread; `loaded` and /readyz wait for every one of them, then for their
-    // warm-up, which starts once the places threads are up too (its CPU would slow their start, and a first route).
+    const loadedEngine = await engineIn;
+    if (!loadedEngine) return;
+    const { engine, state } = loadedEngine;
     await engine.whenWarm?.();
     if (config.routing.warm_routes > 0 && engine.warmUp) {
       await placesUp;
-      if (!closed) await engine.warmUp(config.routing.warm_routes);
+      if (!closed) {
+        const warm = await engine.warmUp(config.routing.warm_routes);
+        log.info('routing warm-up done', { routes: warm.routes, failed: warm.failed, last_error: warm.lastError });
+      }
     }
     routingState = state;
   };

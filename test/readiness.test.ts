@@ -64,9 +64,13 @@ async function until(f: () => Promise<boolean>, ms = 10_000): Promise<void> {
 }
 
 describe('start-up: the road graph loads in the background', () => {
-  it('/readyz is 503 while the graph load is held and directions answer the degraded line; then 200 and real routes', async () => {
+  it('/readyz is 503 while the graph load is held; a route waits for the engine within its budget, then 200 and real routes', async () => {
     const g = gate();
-    const s = await startServer({ data_dir: dataDir() }, { routingHooks: { beforeLoad: g.wait } });
+    // routing.timeout_ms bounds the wait of a route without a budget: long, so a busy machine's load fits in it
+    const s = await startServer(
+      { data_dir: dataDir(), routing: { timeout_ms: 120_000 } },
+      { routingHooks: { beforeLoad: g.wait } },
+    );
     servers.push(s);
     const H = { 'X-API-Key': s.key().key };
 
@@ -77,18 +81,27 @@ describe('start-up: the road graph loads in the background', () => {
       cache: 'no-store',
       body: { status: 'starting', routing: 'loading', places: 'ready' },
     });
-    const pending = await route(s, H);
-    expect(pending.status).toBe(200);
-    expect((await pending.json()).data).toMatchObject({
-      partial: true,
-      reason: 'degraded',
-      source: 'server_straight',
-      routes: [],
-    });
+    // a route with a budget of its own gets the degraded line once that budget ran out, not before
+    const budgeted = await s.post('/maps/v1/directions', { ...body, max_wait_ms: 300 }, H);
+    expect(budgeted.status).toBe(200);
+    const degraded = (await budgeted.json()).data;
+    expect(degraded).toMatchObject({ partial: true, reason: 'degraded', source: 'server_straight', routes: [] });
+    expect(degraded.elapsed_ms).toBeGreaterThanOrEqual(250); // its budget (timers may round a little early)
+    // one without a budget (and a waypoint route) waits for the engine: asked now, answered by it once it is in
+    const waiting = route(s, H);
+    const multi = s.post('/maps/v1/directions', { ...body, waypoints: [{ lat: 43.74, lng: 7.428 }] }, H);
+    let settled = false;
+    void waiting.then(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(settled).toBe(false);
     // a reload asked for during the start-up load waits for it
     const reload = s.app.reload();
 
     g.open();
+    const first = await waiting;
+    expect(first.status).toBe(200);
+    expect((await first.json()).data).toMatchObject({ source: 'fresh', engine: 'svc' });
+    expect((await (await multi).json()).data).toMatchObject({ source: 'svc_multileg', partial: false });
     await until(async () => (await readyz(s)).status === 200);
     expect(await readyz(s)).toEqual({
       status: 200,

@@ -33,7 +33,7 @@ interface LegAnswer {
  * so a re-import or an engine change never serves stale routes. `route4`: legs are cached as bytes
  * (route-record.ts), with the overview in the key; entries of earlier shapes are never read.
  */
-export function routeKey(
+function routeKey(
   engine: RoutingEngine,
   a: LatLng,
   b: LatLng,
@@ -57,6 +57,18 @@ export interface DirectionsDeps {
    * on the HTTP thread when short (RouteOptions.inline). Absent: never.
    */
   alone?: () => boolean;
+  /**
+   * How long a leg without its own budget (no max_wait_ms) waits for an engine that is still loading (see
+   * whileLoading) before it degrades; routing.timeout_ms.
+   */
+  loadWaitMs?: number;
+}
+
+/** Resolves when `p` settles or after `ms`, whichever comes first. */
+async function waitAtMost(p: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
 }
 
 /** GeoJSON text around coordinates that are JSON text already. */
@@ -67,8 +79,29 @@ const lineString = (line: string) => `{"type":"LineString","coordinates":${line}
  * failure the caller gets the degraded straight line (200) while the computation carries on in the background.
  */
 export class DirectionsService {
+  /** Settles once the engine being loaded is in service or its load ended (see whileLoading). */
+  private loading: Promise<void> | undefined;
+
   constructor(private readonly d: DirectionsDeps) {
     d.engine.start?.();
+  }
+
+  /**
+   * The engine that will answer is still loading (start-up: the road graph is read and a routing thread set up in
+   * the background): until `load` settles, a leg waits for it within its own budget (max_wait_ms, else
+   * loadWaitMs) instead of answering the degraded line at once. A server that is merely starting answers real routes,
+   * a little later; only a budget that runs out gives the degraded shape.
+   */
+  whileLoading(load: Promise<unknown>): void {
+    const settled: Promise<void> = load.then(
+      () => undefined,
+      // the loader reports the failure itself (an error line); the legs go on with the engine in service
+      (e: unknown) => this.d.log.debug('engine load ended in failure', { error: (e as Error)?.message ?? String(e) }),
+    );
+    this.loading = settled;
+    void settled.then(() => {
+      if (this.loading === settled) this.loading = undefined;
+    });
   }
 
   get engine(): RoutingEngine {
@@ -140,6 +173,11 @@ export class DirectionsService {
     budgetMs?: number,
     inline = false,
   ): Promise<LegAnswer | 'unroutable' | undefined> {
+    if (this.loading) {
+      const t0 = performance.now();
+      await waitAtMost(this.loading, budgetMs ?? this.d.loadWaitMs ?? 0);
+      if (budgetMs) budgetMs = Math.max(1, budgetMs - (performance.now() - t0));
+    }
     const alternatives = r.waypoints.length ? 0 : 2;
     const { engine, cache } = this.d;
     const opts = { alternatives, locale: r.locale, overview: r.overview };

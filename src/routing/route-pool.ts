@@ -7,7 +7,7 @@ import type { RoadGraph } from './graph.js';
 import { helpWords, pathsShared, type HelpInit } from './route-help.js';
 import { decodeLeg } from './route-record.js';
 import type { InlineRouter } from './route-inline.js';
-import type { EngineResult, RouteOptions, RoutingEngine } from './types.js';
+import type { EngineResult, RouteOptions, RoutingEngine, WarmUpReport } from './types.js';
 
 /** What every routing thread starts with: the shared graph (typed arrays over one SharedArrayBuffer) and options. */
 export interface RouteInit {
@@ -80,6 +80,14 @@ export class PooledRouter implements RoutingEngine {
   /** Loaded with the threads, not with this module: it brings the whole router to the HTTP thread (~18 ms to load). */
   private inline: InlineRouter | undefined;
   private inlineLoad: Promise<void> | undefined;
+  /** Real queries under way: the warm-up waits while there is one (see warmUp). */
+  private real = 0;
+  /** Warm-up loops waiting for the real queries to end. */
+  private quietWaiters: (() => void)[] = [];
+  /** Cancels the warm-up's queries in the routing threads when a real query comes (see warmUp). */
+  private warmAbort: AbortController | undefined;
+  /** Warm-up queries that failed (abandoned for a real query, mostly), reported once at the end of the warm-up. */
+  private warmFailures = { count: 0, last: '' };
 
   constructor(
     private graph: RoadGraph,
@@ -161,23 +169,38 @@ export class PooledRouter implements RoutingEngine {
    * most `maxMs`. Until V8 has compiled and optimised the routing code, answers take longer and the compiling takes
    * the other core: at 600 copies the first ~200 long routes after start cost ~1 ms more each. The first half runs
    * one query per thread, the second one query at a time, so the idle threads lend a hand (route-help.ts) as on a
-   * quiet server, and that code is compiled too (with every thread busy, nobody is asked). A real query waits at
-   * most for the warm-up query its thread is running. The answers go nowhere (not to the route cache); they count in
-   * the routing threads' metrics like any query. Then the HTTP thread's own phase (warmInline), for at most as long
-   * again (INLINE_WARM_UP_MAX_MS at most).
+   * quiet server, and that code is compiled too (with every thread busy, nobody is asked). The warm-up yields to
+   * every real query: one that comes cancels the warm-up queries running in the threads (they stop at their next
+   * cancel check, as an abandoned query does), and no warm-up query starts while a real one is under way, so a real
+   * query never waits behind the warm-up. The answers go nowhere (not to the route cache); they count in the routing
+   * threads' metrics like any query. Then the HTTP thread's own phase (warmInline), for at most as long again
+   * (INLINE_WARM_UP_MAX_MS at most). Returns what the warm-up ran and how many of its queries failed.
    */
-  async warmUp(routes: number, maxMs = WARM_UP_MAX_MS): Promise<void> {
+  async warmUp(routes: number, maxMs = WARM_UP_MAX_MS): Promise<WarmUpReport> {
+    const ran = await this.warmUpRuns(routes, maxMs);
+    const { count, last } = this.warmFailures;
+    this.warmFailures = { count: 0, last: '' };
+    return { routes: ran, failed: count, lastError: last };
+  }
+
+  private async warmUpRuns(routes: number, maxMs: number): Promise<number> {
     const g = this.graph,
       nodes = g.lat.length;
-    if (routes <= 0 || nodes < 2) return;
+    if (routes <= 0 || nodes < 2) return 0;
     const until = performance.now() + maxMs;
     let seed = 20261126,
-      left = routes;
+      left = routes,
+      ran = 0;
     const rnd = () => (seed = Math.imul(seed, 48271) >>> 0) / 2 ** 32;
     const node = (v: number) => ({ lat: g.lat[v]!, lng: g.lon[v]! });
     const one = async (downTo: number) => {
       while (left > downTo && !this.closed && performance.now() < until) {
+        if (this.real > 0) {
+          await this.quiet(until);
+          continue;
+        }
         const k = left--;
+        ran++;
         const u = Math.floor(rnd() * nodes);
         const v = k % 2 ? Math.floor(rnd() * nodes) : Math.min(nodes - 1, u + Math.floor(rnd() * 2000));
         // local ones may run on this thread as a quiet server's would (route-inline.ts), so its code warms up too
@@ -187,12 +210,38 @@ export class PooledRouter implements RoutingEngine {
           overview: k % 5 ? 'simplified' : 'full',
           inline: k % 2 === 0,
         } as const;
-        await this.route(node(u), node(v), opts).catch(() => undefined); // unroutable pairs warm up too
+        await this.warmQuery(node(u), node(v), opts);
       }
     };
     await Promise.all(Array.from({ length: this.threads }, () => one(Math.floor(routes / 2))));
     await one(0);
-    await this.warmInline(Math.round(routes * INLINE_WARM_UP_SHARE), Math.min(maxMs, INLINE_WARM_UP_MAX_MS), node, rnd);
+    const inline = Math.round(routes * INLINE_WARM_UP_SHARE);
+    return ran + (await this.warmInline(inline, Math.min(maxMs, INLINE_WARM_UP_MAX_MS), node, rnd));
+  }
+
+  /** One warm-up query, cancelled if a real one comes; a failure is counted (warmUp reports them). */
+  private async warmQuery(from: LatLng, to: LatLng, opts: RouteOptions): Promise<void> {
+    if (!this.warmAbort || this.warmAbort.signal.aborted) this.warmAbort = new AbortController();
+    const abort = this.warmAbort;
+    try {
+      await this.query(from, to, { ...opts, signal: abort.signal });
+    } catch (e) {
+      this.warmFailures.count++;
+      this.warmFailures.last = (e as Error)?.message ?? String(e);
+    } finally {
+      if (abort.signal.aborted && this.warmAbort === abort) this.warmAbort = undefined;
+    }
+  }
+
+  /** Resolves once no real query is under way, or at `until` (performance.now()), or when the engine closes. */
+  private quiet(until: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.max(0, until - performance.now()));
+      this.quietWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   /**
@@ -210,10 +259,12 @@ export class PooledRouter implements RoutingEngine {
     maxMs: number,
     node: (v: number) => LatLng,
     rnd: () => number,
-  ): Promise<void> {
+  ): Promise<number> {
     const nodes = this.graph.lat.length;
     const until = performance.now() + maxMs;
-    for (let k = 0; k < routes && this.inline && !this.closed && performance.now() < until; k++) {
+    let k = 0;
+    for (; k < routes && this.inline && !this.closed && performance.now() < until; k++) {
+      if (this.real > 0) await this.quiet(until);
       const from = node(Math.floor(rnd() * nodes));
       const km = 2 + 3 * rnd(),
         angle = 2 * Math.PI * rnd();
@@ -222,12 +273,24 @@ export class PooledRouter implements RoutingEngine {
         lng: from.lng + (km * Math.sin(angle)) / (111.2 * Math.cos((from.lat * Math.PI) / 180)),
       };
       const opts = { alternatives: 2, locale: k % 2 ? 'en' : 'ar', overview: 'simplified', inline: true } as const;
-      await this.route(from, to, opts).catch(() => undefined); // unroutable ends warm up too
+      await this.warmQuery(from, to, opts);
       await new Promise((r) => setImmediate(r)); // the event loop turns between two routes
+    }
+    return k;
+  }
+
+  /** A real query: the warm-up's running queries give way to it (see warmUp). */
+  async route(from: LatLng, to: LatLng, opts: RouteOptions): Promise<EngineResult> {
+    this.real++;
+    this.warmAbort?.abort();
+    try {
+      return await this.query(from, to, opts);
+    } finally {
+      if (--this.real === 0) for (const wake of this.quietWaiters.splice(0)) wake();
     }
   }
 
-  async route(from: LatLng, to: LatLng, opts: RouteOptions): Promise<EngineResult> {
+  private async query(from: LatLng, to: LatLng, opts: RouteOptions): Promise<EngineResult> {
     this.start();
     if (opts.inline && this.inline?.fits(from, to)) {
       const here = this.inline.route(this.graph, from, to, opts);
@@ -260,6 +323,7 @@ export class PooledRouter implements RoutingEngine {
 
   close(): void {
     this.closed = true;
+    for (const wake of this.quietWaiters.splice(0)) wake();
     this.pool?.close();
   }
 

@@ -83,11 +83,18 @@ export interface RoutingEngine {
    * Runs up to `routes` queries of its own (their answers dropped) so the code real queries run is compiled and
    * optimised before they come; resolves when done (optional).
    */
-  warmUp?(routes: number): Promise<void>;
+  warmUp?(routes: number): Promise<WarmUpReport>;
   /** Reload: takes over `next`'s data in place and answers true, or false when `next` must replace this engine. */
   adopt?(next: RoutingEngine): boolean;
   /** Releases threads and files (optional); called when the engine is replaced or the app closes. */
   close?(): void;
+}
+
+/** What a warm-up ran: its queries, and how many failed (cancelled for a real query, mostly) with the last error. */
+export interface WarmUpReport {
+  routes: number;
+  failed: number;
+  lastError: string;
 }
 
 export interface DirectionsRequest {
