@@ -1,7 +1,7 @@
 import type { LatLng } from '../../core/geo.js';
 import { instruction, type InstructionInput, type Modifier } from '../instructions.js';
 import type { EngineResult, EnginePath, Maneuver, RouteOptions, RoutingEngine } from '../types.js';
-import { fetchJson, trimSlash } from './http.js';
+import { decodePolyline, fetchJson, trimSlash } from './http.js';
 import { overviewLine } from '../overview.js';
 import { enginePath } from '../route-record.js';
 
@@ -18,7 +18,13 @@ interface GhInstruction {
 interface GhPath {
   distance: number;
   time: number;
-  points: { type: 'LineString'; coordinates: Array<[number, number]> };
+  /**
+   * GeoJSON when the server honours points_encoded=false; an encoded polyline (lat, lng; scaled by
+   * `points_encoded_multiplier`, 1e5 by default) when `points_encoded` says true.
+   */
+  points: { type: 'LineString'; coordinates: Array<[number, number]> } | string;
+  points_encoded?: boolean;
+  points_encoded_multiplier?: number;
   instructions?: GhInstruction[];
 }
 interface GhResponse {
@@ -84,8 +90,17 @@ export function graphhopperEngine(baseUrl: string, timeoutMs: number): RoutingEn
   };
 }
 
+/** The path's points as [lng, lat], whichever way the server wrote them. */
+function pathCoords(p: GhPath): Array<[number, number]> {
+  if (typeof p.points === 'string') {
+    const precision = Math.round(Math.log10(p.points_encoded_multiplier ?? 1e5));
+    return decodePolyline(p.points, precision);
+  }
+  return p.points.coordinates.map((c) => [c[0], c[1]] as [number, number]);
+}
+
 function toPath(p: GhPath, i: number, { locale, overview }: RouteOptions): EnginePath {
-  const coords = p.points.coordinates.map((c) => [c[0], c[1]] as [number, number]);
+  const coords = pathCoords(p);
   const maneuvers: Maneuver[] = (p.instructions ?? []).map((ins, k) => {
     const { type, modifier } = mapSign(ins.sign, k === 0);
     const name = ins.street_name ?? '';

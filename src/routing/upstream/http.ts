@@ -25,7 +25,7 @@ export async function fetchJson(
 
 export const trimSlash = (u: string) => u.replace(/\/+$/, '');
 
-/** Decodes an encoded polyline (Valhalla uses precision 6) to [lng, lat] pairs. */
+/** Decodes an encoded polyline (Valhalla uses precision 6, GraphHopper 5) to [lng, lat] pairs. */
 export function decodePolyline(s: string, precision = 6): Array<[number, number]> {
   const f = 10 ** precision;
   const out: Array<[number, number]> = [];

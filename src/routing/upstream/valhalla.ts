@@ -27,8 +27,12 @@ interface ValhallaResponse {
   error?: string;
 }
 
-/** Valhalla error codes meaning "valid request, no route": no path (442), no road near a location (171). */
-const NO_ROUTE = new Set([171, 442, 443]);
+/**
+ * Valhalla error codes meaning "valid request, no route" (the ones its src/exceptions.cc answers in OSRM form as
+ * NoRoute / NoSegment): locations in unconnected regions (170, which loki's route action throws before any search),
+ * no road near a location (171), no path (442), no exact match of a traced path (443).
+ */
+const NO_ROUTE = new Set([170, 171, 442, 443]);
 
 /** Valhalla maneuver type number -> OSRM-style type and modifier. */
 function mapType(t: number): { type: InstructionInput['type']; modifier?: Modifier } {
