@@ -40,7 +40,7 @@ const coordsOf = (polyline: string): number[][] => (JSON.parse(polyline) as { co
 const legsOf = (polyline: string): number[][][] => (JSON.parse(polyline) as { coordinates: number[][][] }).coordinates;
 
 /** The API takes up to 4 stops between origin and destination. */
-export const MAX_STOPS = 4;
+const MAX_STOPS = 4;
 
 /** Origin and destination from clicks or results; the route, its alternatives and the maneuver list. */
 export class DirectionsPanel {

@@ -31,7 +31,7 @@ const fill = (s: string, vars: Record<string, string>) => s.replace(/\{(\w+)\}/g
 const num = (n: number) => new Intl.NumberFormat(currentLang()).format(n);
 
 /** Whole numbers typed with Latin, Arabic-Indic or Persian digits and any grouping; '' when empty, NaN when not one. */
-export function parseWhole(text: string): number | '' {
+function parseWhole(text: string): number | '' {
   const s = text
     .trim()
     .replace(/[\u0660-\u0669]/g, (d) => String(d.charCodeAt(0) - 0x0660))
@@ -45,7 +45,7 @@ export function parseWhole(text: string): number | '' {
  * The API's own validation message (`field: why`, src/http/routes/admin.ts) as a sentence in the chosen language,
  * with the field it names; unknown shapes keep the generic message for VALIDATION_ERROR.
  */
-export function apiFieldError(message: string): { field: Field | undefined; text: string } {
+function apiFieldError(message: string): { field: Field | undefined; text: string } {
   const m = /^(\w+): (.*)$/.exec(message);
   const field = m && m[1]! in FIELDS ? (m[1] as Field) : undefined;
   if (!field) return { field, text: errorText('VALIDATION_ERROR') };

@@ -14,7 +14,7 @@ import type { PhotoSource } from './places/photos.js';
 import type { QuotaSnapshot } from './ops/quotas.js';
 import type { HotTierStats } from './cache/hot-tier.js';
 
-export interface Health {
+interface Health {
   postgres: string;
   redis: string;
   svc_wired: boolean;

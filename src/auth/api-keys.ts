@@ -4,7 +4,7 @@ import { AppError } from '../core/errors.js';
 import type { KeyRow } from '../store/keys-repo.js';
 import type { KeyLookup } from './ports.js';
 
-export const KEY_PREFIX = 'cmk_live_';
+const KEY_PREFIX = 'cmk_live_';
 const KEY_RE = /^cmk_live_[A-Za-z0-9_-]{32}$/;
 export const KEY_ID_RE = /^key_[0-9a-f]{16}$/;
 

@@ -12,9 +12,9 @@ export interface JwtClaims {
 const B64URL = /^[A-Za-z0-9_-]+$/;
 
 /** Clock skew tolerated on `nbf` and `iat` (a token issued by a clock slightly ahead of ours), in seconds. */
-export const JWT_LEEWAY_S = 60;
+const JWT_LEEWAY_S = 60;
 /** The longest lifetime accepted: `exp` at most this far past `iat` (when given) and past now. */
-export const JWT_MAX_LIFETIME_S = 30 * 86_400;
+const JWT_MAX_LIFETIME_S = 30 * 86_400;
 
 /** A NumericDate claim: absent, or a finite number (JSON.parse turns 1e309 into Infinity). */
 function numericDate(c: Record<string, unknown>, name: string): number | undefined {

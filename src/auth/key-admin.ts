@@ -31,7 +31,7 @@ export interface KeyView {
 
 const iso = (s: number | null) => (s === null ? null : new Date(s * 1000).toISOString());
 
-export function viewKey(row: KeyRow, nowS: number): KeyView {
+function viewKey(row: KeyRow, nowS: number): KeyView {
   const state = keyState(row, nowS);
   return {
     id: row.id,

@@ -1,9 +1,9 @@
 import { LRUCache } from 'lru-cache';
 
 /** What a hot-tier entry holds: tiles (keys `t:...`, tiles/tiered.ts) or JSON answers (everything else). */
-export type HotKind = 'tiles' | 'answers';
+type HotKind = 'tiles' | 'answers';
 
-export interface HotKindStats {
+interface HotKindStats {
   /** Lookups answered from memory since the server started. */
   hits: number;
   /** Lookups that found nothing (the caller then went to SQLite or the origin). */

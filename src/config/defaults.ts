@@ -1,5 +1,5 @@
 /** Named defaults for every operator-configurable value; the spec's numbers where it gives them. */
-export interface PoolConfig {
+interface PoolConfig {
   concurrency: number;
   queue: number;
 }
@@ -112,7 +112,7 @@ export interface RoutingConfig {
 }
 
 /** One admission lane's budget: how many jobs may wait, and how long one may wait to start (0 = sized from the machine). */
-export interface LaneConfig {
+interface LaneConfig {
   queue: number;
   wait_ms: number;
 }
@@ -122,7 +122,7 @@ export interface LaneConfig {
  * `tiles.concurrency` origin calls in flight, interactive first; static maps have their own in-flight budget.
  * A 0 count is sized from the machine (os.availableParallelism()).
  */
-export interface AdmissionConfig {
+interface AdmissionConfig {
   /** Cold tiles a person waits for (/tiles without X-Svc-Prefetch). */
   interactive: LaneConfig;
   /** Basemap tiles of static maps, X-Svc-Prefetch tiles. */
@@ -132,7 +132,7 @@ export interface AdmissionConfig {
 }
 
 /** Where tiles come from and how the origin is called; see src/tiles/. */
-export interface TilesConfig {
+interface TilesConfig {
   /** render = built-in renderer; xyz = upstream URL template; mbtiles = another MBTiles file; none = 404 on miss. */
   origin: 'render' | 'xyz' | 'mbtiles' | 'none';
   xyz_url: string;

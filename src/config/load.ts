@@ -3,7 +3,7 @@ import { Ajv } from 'ajv';
 import { CONFIG_SCHEMA } from './schema.js';
 import { DEFAULTS, type Config } from './defaults.js';
 
-export class ConfigError extends Error {
+class ConfigError extends Error {
   override name = 'ConfigError';
 }
 

@@ -9,7 +9,7 @@ const opaque = (tag: string): string => (tag.startsWith('W/') ? tag.slice(2) : t
  * RFC 9110 section 13.1.2 prescribes for If-None-Match (a proxy that compresses a response marks its tag weak:
  * `W/"x"` must still revalidate `"x"`).
  */
-export function noneMatch(header: string, tag: string): boolean {
+function noneMatch(header: string, tag: string): boolean {
   if (header.trim() === '*') return true;
   const want = opaque(tag);
   // Entity tags are quoted and hold no quotes, so a list splits on commas outside quotes.

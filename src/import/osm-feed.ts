@@ -10,7 +10,7 @@ export interface OsmNode {
   lon: number;
   tags?: Record<string, string>;
 }
-export interface OsmWay {
+interface OsmWay {
   type: 'way';
   id: number;
   refs: number[];
@@ -25,7 +25,7 @@ export interface OsmRelation {
 export type OsmEntity = OsmNode | OsmWay | OsmRelation;
 
 /** The PBF header's box, in nanodegrees, when the file has one. */
-export interface PbfHeader {
+interface PbfHeader {
   bbox?: { left: number; right: number; top: number; bottom: number };
 }
 

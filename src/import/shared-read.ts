@@ -17,16 +17,16 @@ import { PartsFeed, readParts, type FeedPart, type OsmFeed } from './osm-feed.js
 const WINDOW = 32;
 
 /** A part as it crosses threads. */
-export type WirePart = Exclude<FeedPart, { kind: 'index' }> | { kind: 'index'; share: NodeIndexShare };
+type WirePart = Exclude<FeedPart, { kind: 'index' }> | { kind: 'index'; share: NodeIndexShare };
 
 /** Read thread -> importer thread; the importer answers 'ack' per part and 'released' once done with the nodes. */
-export interface PartMessage {
+interface PartMessage {
   t: 'part';
   part: WirePart;
 }
 
 /** One importer thread as the read sees it. */
-export interface ReadConsumer {
+interface ReadConsumer {
   post(m: PartMessage): void;
   /** It decodes node tags (render, places; roads needs positions only). */
   taggedNodes: boolean;
@@ -38,7 +38,7 @@ export interface ReadConsumer {
  * Reads `file` once for `consumers`, into `index`; `onBytes` gets the bytes read. `done` resolves when the end was
  * posted and throws what the read threw (a broken file). Call `ack(c)` for each part consumer c acknowledged.
  */
-export function shareRead(
+function shareRead(
   file: string,
   index: NodeIndex,
   consumers: ReadConsumer[],

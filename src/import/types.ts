@@ -13,7 +13,7 @@ export interface ImportSummary {
 }
 
 /** How an import may use the machine. */
-export interface ImportOptions {
+interface ImportOptions {
   /**
    * Memory budget of the import in bytes (`svcmaps import --memory`): the node index and other id-keyed stores
    * take their shares of it and spill to files in the data directory past them. Default DEFAULT_IMPORT_MEMORY.

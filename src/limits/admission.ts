@@ -8,9 +8,9 @@
 
 /** `interactive`: a person waits for it (a cold tile on a map being panned). `batch`: static maps, prefetch, seeding. */
 export type Lane = 'interactive' | 'batch';
-export const LANES: readonly Lane[] = ['interactive', 'batch'];
+const LANES: readonly Lane[] = ['interactive', 'batch'];
 
-export interface LaneBudget {
+interface LaneBudget {
   /** Jobs that may wait for a slot; one more is refused at once. */
   queue: number;
   /** The longest a job may wait for a slot; a job predicted to wait longer is refused at once. */
@@ -76,8 +76,8 @@ export type LaneStats = { started: number } & Record<RefusalReason, number>;
 /** Weight of the newest job time in the moving average: mostly the last half-dozen completions count. */
 const EWMA_ALPHA = 0.3;
 /** Retry-After bounds on a refusal: a client never retries at once, and is never told to go away for minutes. */
-export const RETRY_AFTER_MIN_S = 1;
-export const RETRY_AFTER_MAX_S = 30;
+const RETRY_AFTER_MIN_S = 1;
+const RETRY_AFTER_MAX_S = 30;
 
 export class Admission {
   private running = 0;

@@ -18,7 +18,7 @@ export type HostReply = { id: number; ok: true; v?: unknown } | { id: number; ok
 export const READY = 0;
 
 /** Thrown by a task's `check()` once the pool abandoned the task (deadline passed or requester gone). */
-export class TaskCancelled extends Error {
+class TaskCancelled extends Error {
   override name = 'TaskCancelled';
   constructor() {
     super('task cancelled');

@@ -5,7 +5,7 @@ import { DEFAULTS, type Config } from '../config/defaults.js';
 import { envLayer, loadConfig, validateConfig } from '../config/load.js';
 
 /** One problem with one layer of configuration, located by dotted path. */
-export interface ConfigIssue {
+interface ConfigIssue {
   origin: string;
   path: string;
   message: string;

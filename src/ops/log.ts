@@ -18,7 +18,7 @@ export interface AppLogger extends Logger {
   flush(): Promise<void>;
 }
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Field names whose values are credentials. */
 const SECRET_FIELDS = [

@@ -7,13 +7,13 @@ import { STORE_FILE } from '../store/data-dir.js';
 import { KeysRepo, type KeyRow } from '../store/keys-repo.js';
 import { UsageRepo, type Bucket, type UsageRow } from '../store/usage-repo.js';
 
-export interface BucketUse {
+interface BucketUse {
   requests: number;
   misses: number;
 }
 
 /** One key's standing today (UTC). Daily quotas count misses per bucket: `gather` (JSON) and `tiles` (staticmap). */
-export interface QuotaRow {
+interface QuotaRow {
   id: string;
   name: string;
   plan: string;
@@ -98,10 +98,10 @@ export function ratesBetween(prev: QuotaSnapshot | undefined, cur: QuotaSnapshot
 }
 
 /** "12,345 / 50,000 (24.7%)" style cells shared by the plain table and the live view. */
-export const quotaCell = (misses: number, daily: number) =>
+const quotaCell = (misses: number, daily: number) =>
   `${misses.toLocaleString('en-US')}/${daily.toLocaleString('en-US')}`;
-export const pct = (f: number) => (f === 0 ? '0%' : f < 0.001 ? '<0.1%' : `${(f * 100).toFixed(f >= 0.1 ? 0 : 1)}%`);
-export function ago(iso: string | null, nowMs: number): string {
+const pct = (f: number) => (f === 0 ? '0%' : f < 0.001 ? '<0.1%' : `${(f * 100).toFixed(f >= 0.1 ? 0 : 1)}%`);
+function ago(iso: string | null, nowMs: number): string {
   if (!iso) return 'never';
   const s = Math.max(0, Math.round((nowMs - Date.parse(iso)) / 1000));
   return s < 60

@@ -11,7 +11,7 @@ import { RenderStore } from '../store/render/reader.js';
 import { mbtilesName, type Scale } from '../tiles/warm-store.js';
 import { processAlive, readPidFile } from './pidfile.js';
 
-export interface SourceRow {
+interface SourceRow {
   source: string;
   imported_at: string;
   rows: number;

@@ -3,7 +3,7 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 
 const PHOTO_FILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.(jpe?g|png|webp)$/i;
-export const PLACE_CID = /^[0-9a-f]{16}$/;
+const PLACE_CID = /^[0-9a-f]{16}$/;
 
 /**
  * The largest operator photo file served (10 MiB). A larger file is treated as absent: it is not listed and its URL

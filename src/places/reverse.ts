@@ -54,7 +54,7 @@ function segmentDistance(at: LatLng, s: SegmentHit): number {
 }
 
 /** The locality whose reach covers the point best (closest relative to its reach). */
-export function localityAt(index: PlacesIndex, at: LatLng): IndexedPlace | undefined {
+function localityAt(index: PlacesIndex, at: LatLng): IndexedPlace | undefined {
   const box = deg(LOCALITY_REACH_M.city!, at.lat);
   let best: number | undefined;
   let bestRatio = 1;

@@ -70,7 +70,7 @@ const bareOf = (s: string) => (s.startsWith('ال') ? s.slice(2) : s);
 const NAME_SCORES = [1, 0.9, 0.7] as const;
 const CONTEXT_SCORES = [0.95, 0.85, 0.45] as const;
 
-export function textScore(qNorm: string, qTokens: string[], names: string[]): number {
+function textScore(qNorm: string, qTokens: string[], names: string[]): number {
   let best = 0;
   for (const entry of names) {
     const ctx = entry.startsWith(CONTEXT_MARK);
@@ -94,7 +94,7 @@ export function textScore(qNorm: string, qTokens: string[], names: string[]): nu
   return best;
 }
 
-export function rank(index: PlacesIndex, id: number, text: number, input: SearchInput): number {
+function rank(index: PlacesIndex, id: number, text: number, input: SearchInput): number {
   const km = haversineMeters(input.bias, { lat: index.lat[id]!, lng: index.lng[id]! }) / 1000;
   const proximity = PROXIMITY_WEIGHT * Math.exp(-km / PROXIMITY_SCALE_KM);
   return text * (index.importance[id]! + proximity) + (index.countryOf(id) === input.country ? COUNTRY_BONUS : 0);

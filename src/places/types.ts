@@ -1,7 +1,7 @@
 import type { LatLng } from '../core/geo.js';
 
 export type Locale = 'en' | 'ar';
-export type OwnershipTier = 'seed' | 'enriched' | 'verified' | 'owned';
+type OwnershipTier = 'seed' | 'enriched' | 'verified' | 'owned';
 
 export interface Prediction {
   place_id: string;
@@ -34,7 +34,7 @@ export interface AutocompleteAnswer {
   miss: boolean;
 }
 
-export interface GeocodeAnswer {
+interface GeocodeAnswer {
   matched: boolean;
   formatted_address?: string;
   place_id?: string;
@@ -45,7 +45,7 @@ export interface GeocodeAnswer {
   miss: boolean;
 }
 
-export interface ReverseAnswer {
+interface ReverseAnswer {
   formatted_address: string;
   place_id?: string;
   source: string;
@@ -80,7 +80,7 @@ export interface PlaceLookup {
   locale: Locale;
 }
 
-export interface PhotosAnswer {
+interface PhotosAnswer {
   place_id: string;
   photos: string[];
 }

@@ -19,7 +19,7 @@ export interface MapFeature {
 }
 
 const ARABIC = /[\u0600-\u06ff\u0750-\u077f\ufb50-\ufdff\ufe70-\ufeff]/;
-export const isArabic = (s: string): boolean => ARABIC.test(s);
+const isArabic = (s: string): boolean => ARABIC.test(s);
 
 /**
  * Bilingual label lines: English (or the local name) first, Arabic second when it exists and differs, so a driver

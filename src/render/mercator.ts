@@ -3,7 +3,7 @@
  * multiplication in float64. Coordinates are converted to tile pixels in JS before they reach Skia, whose float32
  * maths would otherwise wobble by whole pixels at street zooms.
  */
-export const MAX_LAT = 85.0511287798066;
+const MAX_LAT = 85.0511287798066;
 
 export const lngToX = (lng: number): number => (lng + 180) / 360;
 

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { feature, mesh } from 'topojson-client';
-import type { GeometryObject, Topology } from 'topojson-specification';
 import countries from 'i18n-iso-countries';
 import { clipRing } from './clip.js';
 import { type Box, boxesIntersect, latToY, lngToX, ringsBox } from './mercator.js';
@@ -34,6 +33,9 @@ export type Resolution = '110m' | '50m' | '10m';
 export const resolutionFor = (z: number): Resolution => (z <= 2 ? '110m' : z <= 4 ? '50m' : '10m');
 
 const require = createRequire(import.meta.url);
+// The TopoJSON types as topojson-client's typings name them (their own package is only its typings' dependency).
+type Topology = Parameters<typeof mesh>[0];
+type GeometryObject = NonNullable<Parameters<typeof mesh>[1]>;
 const cache = new Map<Resolution, NaturalEarthLayer>();
 let labels: CountryLabel[] | undefined;
 

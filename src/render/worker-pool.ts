@@ -31,7 +31,7 @@ export const RENDER_NICE = 10;
 export const CANCEL_WORDS = 4096;
 
 /** The requester stopped waiting for a render (its signal fired): it was dropped, or its result is not awaited. */
-export class RenderAbandoned extends Error {
+class RenderAbandoned extends Error {
   override name = 'RenderAbandoned';
   constructor(readonly reason: 'deadline' | 'aborted') {
     super(`render abandoned: ${reason}`);

@@ -12,7 +12,7 @@ export interface Glyphs {
 const glyphs = (bytes: Buffer): Glyphs => ({ bytes, etag: etagOf(bytes) });
 
 /** Latin, Latin Extended, Arabic, and the Arabic presentation forms MapLibre asks for once it has shaped Arabic text. */
-export const BUNDLED_RANGES = ['0-255', '256-511', '1536-1791', '64256-64511', '65024-65279'].map((r) => `${r}.pbf`);
+const BUNDLED_RANGES = ['0-255', '256-511', '1536-1791', '64256-64511', '65024-65279'].map((r) => `${r}.pbf`);
 
 /**
  * SDF glyph ranges from fonts/<fontstack>/<start>-<end>.pbf, all read once at start-up (a few hundred KB).

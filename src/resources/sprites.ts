@@ -2,7 +2,7 @@ import { AppError } from '../core/errors.js';
 import { etagOf } from '../core/etag.js';
 
 /** The 67-byte transparent 1x1 PNG the spec prescribes for sprite images. */
-export const TRANSPARENT_PNG = Buffer.from(
+const TRANSPARENT_PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAACklEQVR4nGMAAQAABQABDQottAAAAABJRU5ErkJggg==',
   'base64',
 );

@@ -22,7 +22,7 @@ import type { RoutePath } from './path.js';
  *    alternatives; a tenth runs 3.6 (0.3 ms) and finds 2.
  */
 export const MAX_STRETCH = 1.4;
-export const MAX_SHARE = 0.75;
+const MAX_SHARE = 0.75;
 const MAX_CANDIDATES = 40;
 const LOCAL_FRACTION = 0.1;
 const LOCAL_SHORT = { fraction: 0.25, maxMs: 180_000 };

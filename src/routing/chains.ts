@@ -16,7 +16,7 @@ import type { Snap } from './snap.js';
 export const isJunction = (g: RoadGraph, v: number): boolean => (g.jBits[v >>> 3]! & (1 << (v & 7))) !== 0;
 
 /** The junction id of road graph node v (a junction). */
-export function junctionOf(g: RoadGraph, v: number): number {
+function junctionOf(g: RoadGraph, v: number): number {
   const j = indexOfSorted(g.jNode, v);
   if (j < 0) throw new Error(`road graph node ${v} is not a junction`);
   return j;

@@ -1,7 +1,7 @@
 import { haversineMeters, type LatLng } from '../core/geo.js';
 
 /** Spec: straight-line fallback at 4 m/s, never under 30 s. */
-export const STRAIGHT_SPEED_MPS = 4;
+const STRAIGHT_SPEED_MPS = 4;
 
 export function straightLine(a: LatLng, b: LatLng) {
   const distance = haversineMeters(a, b);

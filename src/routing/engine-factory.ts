@@ -59,7 +59,7 @@ export function createRoutingEngine(
 }
 
 /** How a background load of the built-in router's graph ended (see /readyz). */
-export type GraphLoadState = 'ready' | 'no_graph' | 'unavailable';
+type GraphLoadState = 'ready' | 'no_graph' | 'unavailable';
 
 export interface GraphLoad {
   engine: RoutingEngine;

@@ -72,7 +72,7 @@ export interface TurnArrays {
 /** Road graph file version: 3 since the hierarchy is over turns between chains. */
 export const GRAPH_VERSION = 3;
 
-export interface GraphMeta {
+interface GraphMeta {
   version: typeof GRAPH_VERSION;
   buildId: string;
   source: string;

@@ -180,7 +180,7 @@ function writeU(buf: Buffer, at: number, c: number): number {
  * The whole part (< 1e8) and the seven fraction digits (< 1e7) are each a 32-bit integer, so their digits come from
  * integer division by ten, which compiles to a multiply: ~2,000 numbers a long route's maneuvers.
  */
-export function writeNumber(buf: Buffer, at: number, n: number): number {
+function writeNumber(buf: Buffer, at: number, n: number): number {
   if (n === 0) {
     buf[at] = 0x30;
     return at + 1;

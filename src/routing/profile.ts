@@ -5,7 +5,7 @@
  */
 
 /** Highway classes a car may drive on, with a default speed (km/h). The index is the stored class code. */
-export const HIGHWAY_CLASSES: ReadonlyArray<readonly [string, number]> = [
+const HIGHWAY_CLASSES: ReadonlyArray<readonly [string, number]> = [
   ['motorway', 90],
   ['motorway_link', 45],
   ['trunk', 85],

@@ -4,7 +4,7 @@ import { invalid, optionalBool, requiredCoord } from '../core/fields.js';
 import { DEFAULT_OVERVIEW, OVERVIEWS, type Overview } from './overview.js';
 import type { DirectionsRequest } from './types.js';
 
-export const MAX_WAYPOINTS = 4;
+const MAX_WAYPOINTS = 4;
 /** Origin and destination closer than this are "the same point" (SAME_POINT). */
 const SAME_POINT_METERS = 5;
 

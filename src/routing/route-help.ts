@@ -81,7 +81,7 @@ export function pathsShared(words: Int32Array): number {
 const busy = (state: number) => state === WORKING || state > 0;
 
 /** Paths shorter than this many pieces are written where they were found: the hand-over would cost more. */
-export const HAND_OVER_MIN_PIECES = 256;
+const HAND_OVER_MIN_PIECES = 256;
 
 /** How long an asker waits for a helper that took its job up before it writes the path itself. */
 const GIVE_UP_MS = 100;

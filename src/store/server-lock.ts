@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** `<data>/svcmaps.lock`: a small SQLite file whose write lock a running server holds for as long as it lives. */
-export const LOCK_FILE = 'svcmaps.lock';
+const LOCK_FILE = 'svcmaps.lock';
 
 export interface LockOwner {
   pid: number;

@@ -4,7 +4,7 @@ import { isAdmissionRefused, type Admission } from '../limits/admission.js';
 
 export const STATIC_DEFAULT_W = 600;
 export const STATIC_DEFAULT_H = 260;
-export const STATIC_MAX = 1024;
+const STATIC_MAX = 1024;
 
 /** `lat,lng,lat,lng,...`; non-numeric or out-of-range pairs are skipped; fewer than 2 points is a (bare) 400. */
 export function parseStaticPath(raw: string | null): LatLng[] {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 export const PG_BIN = '/usr/lib/postgresql/15/bin';
 
 /** A port nothing listens on right now. */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);

@@ -5,4 +5,3 @@ import { fileURLToPath } from 'node:url';
 export const OSM_FIXTURES = join(fileURLToPath(new URL('.', import.meta.url)), '..', 'fixtures', 'osm');
 export const MONACO_PBF = join(OSM_FIXTURES, 'monaco.osm.pbf');
 export const LIECHTENSTEIN_PBF = join(OSM_FIXTURES, 'liechtenstein-2013-08-03.osm.pbf');
-export const EGYPT_NODES = join(OSM_FIXTURES, 'egypt-osm-nodes.geojsonl.gz');

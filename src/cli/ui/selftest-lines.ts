@@ -2,7 +2,7 @@ import type { CheckState } from '../../ops/selftest/types.js';
 import type { SelftestReport } from '../../ops/selftest/runner.js';
 
 /** The self-test's plain-text lines, shared by the ink checklist and the line output (which must not load ink). */
-export const MARK: Record<CheckState['status'], string> = {
+const MARK: Record<CheckState['status'], string> = {
   pending: '·',
   running: '…',
   pass: '✓',

@@ -10,7 +10,7 @@ const SECURITY_HEADERS: Record<string, string> = {
 };
 
 const EXPOSED = 'X-Request-ID, X-Tile-Source, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, ETag';
-export const PREFLIGHT_ALLOW_HEADERS = 'X-API-Key, Authorization, Content-Type, X-Request-ID, X-Svc-Prefetch';
+const PREFLIGHT_ALLOW_HEADERS = 'X-API-Key, Authorization, Content-Type, X-Request-ID, X-Svc-Prefetch';
 
 const OPEN_CORS: Record<string, string> = Object.freeze({
   'Access-Control-Allow-Origin': '*',
@@ -20,7 +20,7 @@ const OPEN_CORS: Record<string, string> = Object.freeze({
 export const isMapsPath = (path: string): boolean => path === '/maps/v1' || path.startsWith('/maps/v1/');
 
 /** Browser access to /maps/v1 from other origins; no credentials mode, the token travels in the URL. */
-export function corsHeaders(req: HttpRequest, origins: string[]): Record<string, string> {
+function corsHeaders(req: HttpRequest, origins: string[]): Record<string, string> {
   if (!isMapsPath(req.path)) return {};
   if (origins.includes('*')) return OPEN_CORS;
   const origin = req.headers['origin'];

@@ -22,10 +22,10 @@ export interface RunningServer {
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** The longest URL (path and query) answered; longer ones get 414. */
-export const MAX_URL_BYTES = 8192;
+const MAX_URL_BYTES = 8192;
 /** Header fields (names and values) past this many bytes, or past this many fields, get 431. */
-export const MAX_HEADER_BYTES = 8192;
-export const MAX_HEADER_FIELDS = 40;
+const MAX_HEADER_BYTES = 8192;
+const MAX_HEADER_FIELDS = 40;
 /** Status lines are built once per status, not once per response. */
 const STATUS_LINES = new Map<number, string>();
 function statusLine(s: number): string {
@@ -43,7 +43,7 @@ const MAPPED_PREFIX = '0000:0000:0000:0000:0000:ffff:';
  * digits), then with the IPv4-mapped prefix cut off. Formatted here from the binary address: the text call plus its
  * decoding cost twice as much, and the tile family's per-IP cap asks on every request.
  */
-export function formatRemoteAddress(binary: ArrayBuffer): string {
+function formatRemoteAddress(binary: ArrayBuffer): string {
   const b = new Uint8Array(binary);
   if (b.length === 4) return `${b[0]}.${b[1]}.${b[2]}.${b[3]}`;
   if (b.length !== 16) return '';

@@ -5,7 +5,7 @@
  * one-way carriageway at the extract's edge that can be entered but never left. Snapping avoids them whenever
  * a segment of a large component is in range, as OSRM does, so such islands do not make routes unroutable.
  */
-export const TINY_COMPONENT_NODES = 200;
+const TINY_COMPONENT_NODES = 200;
 
 /**
  * Flags segments with an end node in a tiny strongly connected component (iterative Tarjan over the graph). With

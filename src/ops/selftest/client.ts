@@ -61,7 +61,7 @@ export class Client {
 }
 
 /** A failed expectation: the message is what the operator reads next to the red cross. */
-export class CheckFailed extends Error {
+class CheckFailed extends Error {
   override name = 'CheckFailed';
 }
 

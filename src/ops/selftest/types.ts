@@ -1,6 +1,6 @@
 import type { Client } from './client.js';
 
-export type CheckStatus = 'pending' | 'running' | 'pass' | 'fail' | 'skip';
+type CheckStatus = 'pending' | 'running' | 'pass' | 'fail' | 'skip';
 
 export interface CheckState {
   id: string;

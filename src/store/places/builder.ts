@@ -25,7 +25,7 @@ const MAX_ALT_NAMES = 24;
  * The address context ("Jordan", "Giza, Egypt") is indexed too, and "name context" strings are kept for scoring, so
  * "Amman, Jordan" or "صيدلية الجيزة" find their place; context matches score below name matches (see search.ts).
  */
-export function searchFields(p: NewPlace): { search_names: string; tokens: string } {
+function searchFields(p: NewPlace): { search_names: string; tokens: string } {
   const names = [p.name, p.name_en, p.name_ar, ...(p.altNames ?? []).slice(0, MAX_ALT_NAMES)].filter(
     (n): n is string => !!n,
   );

@@ -35,8 +35,6 @@ export const PLACE_COLUMNS = [
   'search_names',
 ] as const;
 
-export type PlaceColumn = (typeof PLACE_COLUMNS)[number];
-
 export interface PlaceRow {
   cid: string;
   source: string;
@@ -113,7 +111,7 @@ export function cellsAround(lat: number, lng: number, token: (lat: number, lng: 
  * digits, so a word starting with a digit cannot run into it, and a two-character word's token is shorter than every
  * three-character one.
  */
-export const NEAR_CHARS = 3;
+const NEAR_CHARS = 3;
 /** places_meta `near_tokens` of a file whose near tokens include two-character words (1: longer words only). */
 export const NEAR_TOKENS_VERSION = 2;
 const NEAR_MARK = '\uA66E';

@@ -19,7 +19,7 @@ export interface SeedOptions {
   signal: AbortSignal;
 }
 
-export interface ZoomStats {
+interface ZoomStats {
   z: number;
   written: number;
   skipped: number;
