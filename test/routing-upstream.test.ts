@@ -71,8 +71,9 @@ const OSRM = {
 const OSRM_ERRORS = {
   noSegment: osrm('no-segment-radius-50.json', at(7.42, 43.734), at(7.4, 43.9), undefined, 400),
   badLongitude: osrm('invalid-longitude.json', at(200, 43.73), at(7.42, 43.73), undefined, 400),
-  oneCoordinate: osrm('invalid-one-coordinate.json', at(7.42, 43.73), at(7.42, 43.73), undefined, 400),
 };
+/** OSRM's answer to a request of one coordinate (7.42,43.73), which no adapter request matches: only served forced. */
+const OSRM_ONE_COORDINATE = osrm('invalid-one-coordinate.json', at(7.42, 43.73), at(7.42, 43.73), undefined, 400);
 /** Valhalla's published answers; the request points are the ones the answer's `trip.locations` echo. */
 const VALHALLA = {
   berlin: {
@@ -132,11 +133,18 @@ function storedFor(engine: Engine, req: IncomingMessage, text: string): Stored |
   const url = new URL(req.url!, 'http://upstream');
   let points: LatLng[] = [];
   let query: string | undefined;
+  const path = {
+    osrm: /^\/osrm\/route\/v1\/driving\//,
+    valhalla: /^\/valhalla\/route$/,
+    graphhopper: /^\/graphhopper\/route$/,
+  };
+  if (!path[engine]?.test(url.pathname)) return undefined;
   if (engine === 'osrm') {
-    const coords = url.pathname.replace(/^\/osrm\/route\/v1\/driving\//, '');
+    const coords = url.pathname.replace(path.osrm, '');
     points = coords.split(';').map((c) => at(...(c.split(',').map(Number) as [number, number])));
     query = url.search.slice(1);
   } else if (engine === 'valhalla') {
+    if (req.method !== 'POST') return undefined;
     const r = JSON.parse(text) as { locations: Array<{ lat: number; lon: number }>; costing: string };
     if (r.costing !== 'auto') return undefined;
     points = r.locations.map((l) => at(l.lon, l.lat));
@@ -204,7 +212,7 @@ const sum = (m: Maneuver[], k: 'distance_m' | 'duration_s') => m.reduce((t, x) =
 interface OsrmStep {
   distance: number;
   duration: number;
-  maneuver: { type: string };
+  maneuver: { type: string; location: [number, number] };
 }
 interface OsrmRoute {
   distance: number;
@@ -283,7 +291,7 @@ describe('OSRM adapter on real OSRM v6 answers (Monaco)', () => {
     const r = m[7]!;
     expect(r.exit).toBe(3);
     expect(r.distance_m).toBeCloseTo(steps[7]!.distance + steps[8]!.distance, 6);
-    expect(r.location).toEqual((steps[7]!.maneuver as unknown as { location: number[] }).location);
+    expect(r.location).toEqual(steps[7]!.maneuver.location);
     // the line starts and ends where OSRM snapped the points (20 m and 11 m from them, on the road)
     const l = line(only!);
     expect([l[0], l.at(-1)]).toEqual([
@@ -388,7 +396,7 @@ describe('OSRM adapter on real OSRM v6 answers (Monaco)', () => {
   it('InvalidOptions (HTTP 400) is a genuine error too', async () => {
     // OSRM answered this to a one-coordinate request, which the adapter never makes (it always sends two points):
     // served here for a two-point request, it shows that a 400 other than NoRoute / NoSegment throws.
-    forced = OSRM_ERRORS.oneCoordinate;
+    forced = OSRM_ONE_COORDINATE;
     try {
       await expect(make.osrm().route(OSRM.shortHop.from, OSRM.shortHop.to, EN)).rejects.toThrow(
         'osrm: 400 InvalidOptions Number of coordinates needs to be at least two.',
