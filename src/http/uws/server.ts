@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { pickRequestId } from '../middleware/request-id.js';
 import { nativeServerUnavailable } from './native.js';
 import { Backlog } from './backlog.js';
+import { closesConnection } from './refusals.js';
 import type { HttpReply, HttpRequest, RequestHandler, TransportFailure } from '../types.js';
 
 export interface ListenOptions {
@@ -83,15 +84,18 @@ function gather(pieces: Uint8Array[]): Buffer {
 const bodyLength = (body: HttpReply['body']): number =>
   body === undefined ? 0 : Array.isArray(body) ? body.reduce((n, p) => n + p.length, 0) : Buffer.byteLength(body);
 
-/** Writes a reply; inside the uWS request handler as is, after an await inside res.cork(). */
-function write(res: uWS.HttpResponse, method: string, reply: HttpReply): void {
+/**
+ * Writes a reply; inside the uWS request handler as is, after an await inside res.cork(). `close`: uWS adds
+ * `Connection: close` and ends the connection once the reply is written.
+ */
+function write(res: uWS.HttpResponse, method: string, reply: HttpReply, close = false): void {
   res.writeStatus(statusLine(reply.status));
   const h = reply.headers;
   for (const k in h) res.writeHeader(k, h[k]!);
   const body = reply.body;
-  if (method === 'HEAD') res.endWithoutBody(bodyLength(body));
-  else if (reply.status === 204 || reply.status === 304) res.endWithoutBody(0);
-  else res.end(Array.isArray(body) ? gather(body) : (body ?? ''));
+  if (method === 'HEAD') res.endWithoutBody(bodyLength(body), close);
+  else if (reply.status === 204 || reply.status === 304) res.endWithoutBody(0, close);
+  else res.end(Array.isArray(body) ? gather(body) : (body ?? ''), close);
 }
 
 /** uWS.ListenOptions.LIBUS_LISTEN_EXCLUSIVE_PORT (a type-only enum in the typings; the native value is 1). */
@@ -242,15 +246,15 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
 
     /** A refusal the adapter decides on its own, inside the uWS handler. */
     refuse(code: TransportFailure): void {
-      this.writeNow(handler.fail(this, code));
+      this.writeNow(handler.fail(this, code), closesConnection(code));
     }
 
     /** Still inside the uWS handler: uWS corks the write itself. */
-    private writeNow(reply: HttpReply): void {
+    private writeNow(reply: HttpReply, close = false): void {
       this.done = true;
       // uWS does not count endWithoutBody(n > 0) as an answer inside its handler and would abort the process.
       if (this.method === 'HEAD') this.res.onAborted(noop);
-      write(this.res, this.method, reply);
+      write(this.res, this.method, reply, close);
     }
   }
 
