@@ -1,4 +1,4 @@
-import { api } from './api.js';
+import { api, ApiError } from './api.js';
 import { fmtBytes, fmtDuration, h } from './dom.js';
 import { currentLang, t } from './i18n.js';
 import { keyForm, type CreatedKey } from './key-form.js';
@@ -167,7 +167,9 @@ export class AdminView {
     try {
       await api('GET', '/admin/keys');
       return true;
-    } catch {
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 403) return false; // a user key: INSUFFICIENT_ROLE
+      console.warn('admin check failed; the admin tab stays hidden', e);
       return false;
     }
   }

@@ -54,8 +54,10 @@ export async function api<T>(
   let json: unknown;
   try {
     json = await res.json();
-  } catch {
-    json = undefined;
+  } catch (e) {
+    if ((e as Error).name === 'AbortError') throw e;
+    if (!(e instanceof SyntaxError)) throw new ApiError(0, 'NETWORK', (e as Error).message);
+    json = undefined; // a body that is not JSON (a proxy's error page): the status speaks
   }
   if (!res.ok) {
     const b = (json ?? {}) as ErrorBody;

@@ -9,7 +9,7 @@ import { PgKeyStore } from './store/postgres/keys.js';
 import { PgUsageStore } from './store/postgres/usage.js';
 import { sharedTileSecret } from './store/postgres/settings.js';
 import { PgSessions } from './store/postgres/sessions.js';
-import { openRedis, redisState, type RedisClient } from './store/redis/client.js';
+import { openRedis, RedisFaults, redisState, type RedisClient } from './store/redis/client.js';
 import { RedisSlidingWindow } from './store/redis/limiter.js';
 import { RedisDailyQuota } from './store/redis/quota.js';
 import { RedisKeyEvents } from './store/redis/bus.js';
@@ -65,7 +65,7 @@ export function openCluster(
     if (c.tile_token_secret) throw new Error('cluster.tile_token_secret needs cluster.postgres_url');
     return undefined;
   }
-  const pool: PgPool = openPgPool(c.postgres_url, c.pool_size);
+  const pool: PgPool = openPgPool(c.postgres_url, c.pool_size, log);
   let pgDownAtStart = false;
   // An operator's secret is used as it is; otherwise the one in PostgreSQL, read before the first key load below.
   let tileSecret: Buffer | undefined = c.tile_token_secret ? Buffer.from(c.tile_token_secret, 'hex') : undefined;
@@ -88,10 +88,17 @@ export function openCluster(
     pub = openRedis(c.redis_url, log, 'commands');
     sub = openRedis(c.redis_url, log, 'subscriber', true);
   }
-  const limiter = pub && new RedisSlidingWindow(pub);
-  const quota = pub && new RedisDailyQuota(pub);
-  const events = pub && sub && new RedisKeyEvents(pub, sub);
-  const sessions = new PgSessions(pool, pub && new RedisSessions(pub, nowS), () => keys.state() === 'ok', nowS);
+  const faults = new RedisFaults(log);
+  const limiter = pub && new RedisSlidingWindow(pub, faults);
+  const quota = pub && new RedisDailyQuota(pub, faults);
+  const events = pub && sub && new RedisKeyEvents(pub, sub, faults);
+  const sessions = new PgSessions(
+    pool,
+    pub && new RedisSessions(pub, faults, nowS),
+    () => keys.state() === 'ok',
+    nowS,
+    log,
+  );
   let started = false;
   return {
     keys,
@@ -143,7 +150,7 @@ export function openCluster(
     async close() {
       keys.stop();
       for (const client of [pub, sub]) if (client?.isOpen) client.destroy();
-      await pool.end().catch(() => undefined);
+      await pool.end().catch((e: unknown) => log.warn('postgres pool did not close', { error: (e as Error).message }));
     },
   };
 }

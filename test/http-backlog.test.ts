@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
 import { Backlog } from '../src/http/uws/backlog.js';
+import { silentLogger } from '../src/core/log.js';
 import type { TileService } from '../src/tiles/types.js';
 import { startServer, type TestServer } from './helpers/app.js';
 import { tileToken } from './helpers/tiles.js';
@@ -47,8 +48,10 @@ describe('request backlog (unit)', () => {
     expect(b.busy()).toBe(false);
   });
 
-  it('yields to the event loop between slices, and a failing entry does not stop the queue', async () => {
-    const b = new Backlog(4, () => clock);
+  it('yields to the event loop between slices, and a failing entry does not stop the queue (and is logged)', async () => {
+    const logged: Array<[string, Record<string, unknown> | undefined]> = [];
+    const log = { ...silentLogger, error: (msg: string, f?: Record<string, unknown>) => void logged.push([msg, f]) };
+    const b = new Backlog(4, () => clock, log);
     const events: string[] = [];
     b.defer(() => {
       setImmediate(() => events.push('io'));
@@ -65,6 +68,7 @@ describe('request backlog (unit)', () => {
     expect(events.filter((e) => e.startsWith('r'))).toEqual(['r0', 'r1', 'r2', 'r3', 'r4', 'r5']);
     expect(events.indexOf('io')).toBeGreaterThan(0);
     expect(events.indexOf('io')).toBeLessThan(events.indexOf('r5'));
+    expect(logged).toEqual([['queued request failed', { error: expect.stringMatching(/^Error: boom\n\s+at /) }]]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ReloadHooks } from '../src/ops/reload.js';
+import { silentLogger } from '../src/core/log.js';
 
 describe('reload hooks', () => {
   it('runs every hook in order, reports each, and a failing one does not stop the rest', async () => {
@@ -31,8 +32,9 @@ describe('reload hooks', () => {
     expect(runs).toBe(2);
   });
 
-  it('closes a replaced engine only after the grace period, or at shutdown', async () => {
-    const h = new ReloadHooks(40);
+  it('closes a replaced engine only after the grace period, or at shutdown (a failing close is logged)', async () => {
+    const warned: Array<[string, Record<string, unknown> | undefined]> = [];
+    const h = new ReloadHooks(40, { ...silentLogger, warn: (msg, f) => void warned.push([msg, f]) });
     const closed: string[] = [];
     h.retire(() => closed.push('old-1'));
     expect(closed).toEqual([]);
@@ -44,5 +46,8 @@ describe('reload hooks', () => {
     });
     h.closeAll();
     expect(closed).toEqual(['old-1', 'old-2']);
+    expect(warned).toEqual([
+      ['a retired engine failed to close', { error: expect.stringMatching(/^Error: already closed\n\s+at /) }],
+    ]);
   });
 });

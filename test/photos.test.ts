@@ -1,9 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeSync, mkdirSync, openSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { startServer, type TestServer } from './helpers/app.js';
 import { bytesOf, tileToken } from './helpers/tiles.js';
 import { PHOTO_MAX_BYTES } from '../src/places/photos.js';
+import { jsonLogger } from '../src/ops/log.js';
 
 const CID = '00000000000000aa';
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
@@ -70,5 +81,52 @@ describe('operator photo files', () => {
     expect((await get('missing.png')).status).toBe(404);
     expect((await get('dir.png')).status).toBe(404);
     if (fifo) expect((await get('pipe.png')).status).toBe(404);
+  });
+});
+
+describe('operator photo files that cannot be read', () => {
+  let s: TestServer;
+  let t: string;
+  let folder: string;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    s = await startServer({}, { log: jsonLogger('info', (l) => lines.push(l)) });
+    t = await tileToken(s);
+    folder = join(s.dataDir, 'photos', CID);
+    mkdirSync(folder, { recursive: true });
+  });
+  afterAll(() => s?.close());
+
+  const get = (name: string) => s.get(`/maps/v1/place-photo-files/${CID}/${name}?t=${t}`);
+  const logged = () => lines.map((l) => JSON.parse(l) as { level: string; msg: string; error?: string });
+
+  it('answers 500 (logged with the cause, none of it in the body) for an I/O error; only an absent file is a 404', async () => {
+    symlinkSync('loop.png', join(folder, 'loop.png')); // a link to itself: open() fails with ELOOP
+    const res = await get('loop.png');
+    expect(res.status).toBe(500);
+    const body = await res.text();
+    expect(body).not.toMatch(/ELOOP|loop\.png|photos|\/tmp/); // (a binary route's error is a bare status)
+    const line = logged().find((l) => l.msg === 'unhandled error')!;
+    expect(line.level).toBe('error');
+    expect(line.error).toMatch(/ELOOP/);
+    // the folder's listing meets the same error instead of leaving the photo out without a word
+    expect(() => s.app.services.photos.operatorPhotos(CID)).toThrow(/ELOOP/);
+    rmSync(join(folder, 'loop.png'));
+
+    expect((await get('gone.png')).status).toBe(404); // ENOENT
+    writeFileSync(join(folder, 'file.png'), PNG);
+    expect((await get('file.png')).status).toBe(200);
+    expect(s.app.services.photos.operatorPhotos(CID)).toEqual([`/maps/v1/place-photo-files/${CID}/file.png`]);
+  });
+
+  it.runIf(process.getuid?.() !== 0)('answers 500 for a photo this user may not read (EACCES)', async () => {
+    writeFileSync(join(folder, 'private.png'), PNG);
+    chmodSync(join(folder, 'private.png'), 0o000);
+    try {
+      expect((await get('private.png')).status).toBe(500);
+      expect(logged().some((l) => l.msg === 'unhandled error' && /EACCES/.test(l.error ?? ''))).toBe(true);
+    } finally {
+      chmodSync(join(folder, 'private.png'), 0o644);
+    }
   });
 });

@@ -11,6 +11,9 @@ import { GRAPH_FILE, loadGraph, type RoadGraph } from '../src/routing/graph.js';
 import type { RoutePath } from '../src/routing/path.js';
 import { PathSlab, sharedPath, type SharedPath } from '../src/routing/path-slab.js';
 import { HelpDesk, helpWords, WORDS } from '../src/routing/route-help.js';
+import { pathRecord } from '../src/routing/route-record.js';
+import { maneuvers } from '../src/routing/maneuvers.js';
+import { silentLogger } from '../src/core/log.js';
 import { LIECHTENSTEIN_PBF } from './helpers/fixtures.js';
 
 /**
@@ -106,6 +109,41 @@ describe('routing memory shared between threads', () => {
     expect(big.buf.byteLength).toBeGreaterThan(1000);
     expect([...takeAnswer(big)]).toEqual(Array(1000).fill(4));
     expect(() => slab.hold(() => {})).toThrow(/no leg/);
+  });
+
+  it("a helper whose writing fails logs why and hands the job back; the asker's answer is what it writes alone", async () => {
+    const init = { words: helpWords(2), channel: `test-${Math.random()}`, minPieces: 0 };
+    const lines: Array<{ msg: string; fields?: Record<string, unknown> }> = [];
+    const log = {
+      ...silentLogger,
+      error: (msg: string, fields?: Record<string, unknown>) => lines.push({ msg, fields }),
+    };
+    // the helper's view of the graph fails on every read but its identity (the same import as the asker's)
+    const broken = new Proxy(g, {
+      get(target, k) {
+        if (k === 'meta') return target.meta;
+        throw new Error(`graph section ${String(k)} unreadable`);
+      },
+    });
+    const asker = new HelpDesk(init, 0, g);
+    const helper = new HelpDesk(init, 1, broken, log);
+    try {
+      const alone = pathRecord(g, paths[0]!, 'Fastest', 'simplified', maneuvers(g, paths[0]!, 'en'));
+      const handed = asker.handOver(paths[0]!, 'Fastest', 'simplified', 'en')!;
+      expect(handed).toBeDefined();
+      while (!lines.length) await new Promise((r) => setTimeout(r, 5)); // the helper takes the job up
+      expect(Buffer.from(handed.take().json).equals(Buffer.from(alone.json))).toBe(true);
+      expect(Atomics.load(init.words, WORDS + 2)).toBe(0); // nothing written for the asker
+      expect(lines).toEqual([
+        {
+          msg: 'routing thread failed to write a path for another',
+          fields: { slot: 1, for: 0, error: expect.stringMatching(/^Error: graph section \w+ unreadable\n\s+at /) },
+        },
+      ]);
+    } finally {
+      asker.close();
+      helper.close();
+    }
   });
 
   it('the graph read in parallel chunks into shared memory is the file read at once', async () => {

@@ -1,6 +1,7 @@
 import type { LRUCache } from 'lru-cache';
 import { growingLru } from '../core/growing-lru.js';
-import { AppError } from '../core/errors.js';
+import { AppError, isAppError } from '../core/errors.js';
+import { processWarnings, repeatingLog, type Logger } from '../core/log.js';
 import type { KeyRow } from '../store/keys-repo.js';
 import { assertUsable, hashKey, isWellFormedKey, keyState, lookupKey } from './api-keys.js';
 import { SUPER_ADMIN, type Caller } from './caller.js';
@@ -36,6 +37,8 @@ export interface AuthDeps {
   jwtPerMinute: number;
   jwtDaily: number;
   nowS: () => number;
+  /** Where a shared store's failures are told (a process warning when none is given). */
+  log?: Logger;
 }
 
 const keyCaller = (row: KeyRow, via: Caller['via']): Caller => ({
@@ -58,9 +61,16 @@ export class Authenticator {
   private readonly verified = growingLru<string, { keyId: string; expS: number }>(20_000);
   private storeVersion = -1;
   private lastSync = 0;
+  /** A shared store failing a read-through: per request while it is unwell, so at most one line per 10 s. */
+  private readonly storeFailed: (fields: Record<string, unknown>) => void;
 
   constructor(private readonly d: AuthDeps) {
     this.cache = d.keyCacheTtlS > 0 ? growingLru(50_000, { ttl: d.keyCacheTtlS * 1000 }) : undefined;
+    this.storeFailed = repeatingLog(d.log ?? processWarnings, 'warn', 'shared auth store read failed');
+  }
+
+  private logStoreFailure(what: string, e: unknown): void {
+    this.storeFailed({ read: what, error: (e as Error)?.message ?? String(e) });
   }
 
   /**
@@ -111,7 +121,8 @@ export class Authenticator {
         this.live.delete(h);
         this.cache?.delete(`h:${h}`);
       },
-      () => undefined, // the key check that follows fails closed if the store is down
+      // the key check that follows fails closed if the store is down
+      (e: unknown) => this.logStoreFailure('key', e),
     );
   }
 
@@ -127,8 +138,9 @@ export class Authenticator {
     let claims;
     try {
       claims = verifyJwt(token, this.d.jwtSecret, now);
-    } catch {
-      return undefined;
+    } catch (e) {
+      if (isAppError(e)) return undefined; // a token refused: authenticate() verifies it again and answers why
+      throw e;
     }
     const { sub, sid, exp } = claims;
     if (!sid) return undefined;
@@ -136,7 +148,8 @@ export class Authenticator {
       (latest) => {
         if (latest) this.d.sessions.remember(sub, latest.sid, latest.rank, exp);
       },
-      () => undefined,
+      // this node's own view of the subject's sessions decides meanwhile
+      (e: unknown) => this.logStoreFailure('session', e),
     );
   }
 

@@ -26,12 +26,14 @@ function numericDate(c: Record<string, unknown>, name: string): number | undefin
 
 function decodeJson(part: string): Record<string, unknown> {
   if (!B64URL.test(part)) throw new AppError('INVALID_TOKEN');
+  let v: unknown;
   try {
-    const v: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-    if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
-  } catch {
-    /* fall through */
+    v = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+  } catch (e) {
+    if (e instanceof SyntaxError) throw new AppError('INVALID_TOKEN');
+    throw e;
   }
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
   throw new AppError('INVALID_TOKEN');
 }
 

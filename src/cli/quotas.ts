@@ -38,13 +38,21 @@ export function makeQuotasCommand(io: Io): CommandUnknownOpts {
     if (cluster) {
       await cluster.start(() => undefined, { requirePostgres: true });
       let latest = await cluster.quotas(Date.now(), o.key);
-      load = () => latest; // the live view redraws from the last read; reads follow in the background
+      let failed: Error | undefined;
+      // The live view redraws from the last read (reads follow in the background) and shows why the last one failed.
+      load = () => {
+        if (failed) throw failed;
+        return latest;
+      };
       if (o.watch)
         refresh = setInterval(
           () =>
             void cluster.quotas(Date.now(), o.key).then(
-              (s) => (latest = s),
-              () => undefined,
+              (s) => {
+                latest = s;
+                failed = undefined;
+              },
+              (e: unknown) => (failed = e instanceof Error ? e : new Error(String(e))),
             ),
           o.interval * 1000,
         );

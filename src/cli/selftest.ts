@@ -89,7 +89,10 @@ export function makeSelftestCommand(io: Io, signals: NodeJS.EventEmitter = proce
           reject(new CliError('selftest interrupted; nothing was changed', 130));
         };
       });
-      stopped.catch(() => undefined);
+      // The interrupt is answered by the races below; marked handled for one that comes when no race waits on it.
+      stopped.catch((e: unknown) => {
+        if (!(e instanceof CliError)) throw e;
+      });
       signals.once('SIGINT', interrupt);
       signals.once('SIGTERM', interrupt);
       try {

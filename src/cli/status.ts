@@ -42,6 +42,7 @@ export function statusText(r: StatusReport): string {
       ? `road graph      ${fmtBytes(g.bytes)}${g.nodes !== undefined ? `, ${n(g.nodes)} nodes, ${n(g.edges ?? 0)} edges` : ''}${g.source ? ` from ${g.source}` : ''}, built ${g.built_at ?? g.modified}`
       : 'road graph      none imported (directions answer the degraded straight line; run svcmaps import <file.osm.pbf>)',
   );
+  if (g?.unreadable) out.push(`  unreadable: ${g.unreadable}`);
   if (g?.search_blocks === false)
     out.push(
       '  written before search blocks: they are made at every start (~0.5 s and +17% memory); `svcmaps import --only roads` writes them',

@@ -55,8 +55,8 @@ export function envLayer(env: NodeJS.ProcessEnv): Json {
     else if (raw.startsWith('[')) {
       try {
         value = JSON.parse(raw);
-      } catch {
-        /* keep as string; the schema will report it */
+      } catch (e) {
+        if (!(e instanceof SyntaxError)) throw e; // not JSON: kept as a string, which the schema reports
       }
     }
     let node = out;

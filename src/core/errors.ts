@@ -103,3 +103,20 @@ export class AppError extends Error {
 }
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
+
+/**
+ * The code of a Node system error (`ENOENT`, `EACCES`, ...), or undefined for any other value. os.setPriority and
+ * other libuv calls throw a SystemError whose own code is ERR_SYSTEM_ERROR and whose errno name is in `info.code`.
+ */
+function errnoCode(e: unknown): string | undefined {
+  if (!(e instanceof Error)) return undefined;
+  const err = e as Error & { code?: unknown; info?: { code?: unknown } };
+  const code = err.code === 'ERR_SYSTEM_ERROR' ? err.info?.code : err.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Whether `e` is a Node system error with one of these codes: a catch that expects one checks it with this. */
+export const isErrno = (e: unknown, ...codes: string[]): boolean => {
+  const code = errnoCode(e);
+  return code !== undefined && codes.includes(code);
+};

@@ -13,3 +13,44 @@ export interface Logger {
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** A log call's message and fields as one line of text, for the loggers below that write plain text. */
+const oneLine = (msg: string, fields?: Record<string, unknown>): string =>
+  fields ? `${msg} ${JSON.stringify(fields)}` : msg;
+
+/**
+ * The logger of components built without one (a caller that passes none): warnings and errors still leave a trace,
+ * as Node process warnings on stderr; debug and info lines are dropped.
+ */
+export const processWarnings: Logger = {
+  debug() {},
+  info() {},
+  warn: (msg, fields) => process.emitWarning(oneLine(msg, fields), 'SvcmapsWarning'),
+  error: (msg, fields) => process.emitWarning(oneLine(msg, fields), 'SvcmapsError'),
+};
+
+/**
+ * A log line for a fault that can repeat at request rate (a shared store down, a script failing on every call): the
+ * first one is written, then at most one every `everyMs`, carrying in `repeated` how many were not written since.
+ * Callers count every occurrence themselves (a metric); this only keeps the log readable.
+ */
+export function repeatingLog(
+  log: Logger,
+  level: Level,
+  msg: string,
+  everyMs = 10_000,
+  now: () => number = () => performance.now(),
+): (fields?: Record<string, unknown>) => void {
+  let last = -Infinity;
+  let skipped = 0;
+  return (fields = {}) => {
+    const t = now();
+    if (t - last < everyMs) {
+      skipped++;
+      return;
+    }
+    last = t;
+    log[level](msg, skipped ? { ...fields, repeated: skipped } : fields);
+    skipped = 0;
+  };
+}

@@ -1,5 +1,6 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
+import { isErrno } from './errors.js';
 
 /**
  * Engine threads (routing, places, rendering) run at a lower CPU priority than the HTTP thread, so on a machine with
@@ -12,7 +13,8 @@ export function lowerThreadPriority(nice: number): void {
   try {
     const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
     if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice);
-  } catch {
-    /* not Linux, or not allowed: same priority as the process */
+  } catch (e) {
+    // not Linux (no /proc/thread-self), or not allowed: same priority as the process
+    if (!isErrno(e, 'ENOENT', 'ENOTDIR', 'EACCES', 'EPERM', 'ENOSYS')) throw e;
   }
 }

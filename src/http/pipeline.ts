@@ -88,9 +88,15 @@ export class Pipeline implements RequestHandler {
     this.logRequests = d.logRequests ?? true;
   }
 
+  /** A check that throws is logged and the request runs in its turn, where its handler meets the fault in turn. */
   urgent(req: HttpRequest): boolean {
-    const m = this.d.router.match(req.method, req.path);
-    return m !== undefined && 'route' in m && m.route.urgent?.(req, m.params) === true;
+    try {
+      const m = this.d.router.match(req.method, req.path);
+      return m !== undefined && 'route' in m && m.route.urgent?.(req, m.params) === true;
+    } catch (e) {
+      this.d.log.error('urgency check failed', { request_id: req.requestId, error: (e as Error)?.stack ?? String(e) });
+      return false;
+    }
   }
 
   /**
@@ -171,8 +177,10 @@ export class Pipeline implements RequestHandler {
     return decorate(reply, req, this.d.corsOrigins);
   }
 
-  fail(req: HttpRequest, code: TransportFailure): HttpReply {
-    this.d.log.warn('request failed in transport', { request_id: req.requestId, code, path: req.path.slice(0, 200) });
+  fail(req: HttpRequest, code: TransportFailure, error?: unknown): HttpReply {
+    const fields = { request_id: req.requestId, code, path: req.path.slice(0, 200) };
+    if (error === undefined) this.d.log.warn('request failed in transport', fields);
+    else this.d.log.error('request failed in transport', { ...fields, error: stackOf(error) });
     return decorate(errorReply(new AppError(code), req.requestId), req, this.d.corsOrigins);
   }
 
@@ -311,3 +319,6 @@ export class Pipeline implements RequestHandler {
     return route?.binary && !ENVELOPE_ON_BINARY.has(err.code) ? bareErrorReply(err) : errorReply(err, req.requestId);
   }
 }
+
+/** An error as a log field: its stack (message included), or the thrown value as text. */
+const stackOf = (e: unknown): string => (e as Error)?.stack ?? String(e);

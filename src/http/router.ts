@@ -48,8 +48,9 @@ function compile(route: Route): Compiled {
 function decode(seg: string): string | undefined {
   try {
     return decodeURIComponent(seg);
-  } catch {
-    return undefined;
+  } catch (e) {
+    if (e instanceof URIError) return undefined; // a malformed escape: no route matches it
+    throw e;
   }
 }
 

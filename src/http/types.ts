@@ -30,8 +30,11 @@ export interface RequestHandler {
    * ahead of a backlog of requests that need real work. Asked only while there is a backlog.
    */
   urgent?(req: HttpRequest): boolean;
-  /** Replies for failures the adapter detects itself (oversized URL, headers or body, whole-request timeout). */
-  fail(req: HttpRequest, code: TransportFailure): HttpReply;
+  /**
+   * Replies for failures the adapter detects itself (oversized URL, headers or body, whole-request timeout), and
+   * its last-resort 500 for an error the handler let escape (`error`, logged with its stack).
+   */
+  fail(req: HttpRequest, code: TransportFailure, error?: unknown): HttpReply;
   bodyLimitBytes: number;
   requestTimeoutMs: number;
 }

@@ -1,6 +1,7 @@
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isErrno } from '../core/errors.js';
 
 /**
  * Node coordinates of an OSM extract, compact and bounded in memory: the index every importer that needs node
@@ -344,8 +345,9 @@ export class NodeIndex {
     // Unlinked while open: the space is freed when the descriptor closes, even if the process is killed.
     try {
       rmSync(dir, { recursive: true, force: true });
-    } catch {
-      // (platforms that cannot remove an open file keep it until close)
+    } catch (e) {
+      // platforms that cannot remove an open file keep it until close
+      if (!isErrno(e, 'EBUSY', 'EPERM', 'ENOTEMPTY')) throw e;
     }
   }
 }

@@ -94,6 +94,7 @@ async function* fromGeojsonl(
   ctx: ContextResolver,
   progress: ImportProgress,
   signal: AbortSignal,
+  countDamaged: () => void,
 ): AsyncGenerator<[NewPlace]> {
   const total = statSync(file).size;
   const raw = createReadStream(file);
@@ -106,8 +107,10 @@ async function* fromGeojsonl(
     let f: { geometry?: { type?: string; coordinates?: number[] }; properties?: Tags & { '@id'?: string } };
     try {
       f = JSON.parse(line) as typeof f;
-    } catch {
-      continue; // a damaged line costs one feature, not the import
+    } catch (e) {
+      if (!(e instanceof SyntaxError)) throw e;
+      countDamaged(); // a damaged line costs one feature, not the import (and is counted in the summary)
+      continue;
     }
     const [lng, lat] = f.geometry?.type === 'Point' ? (f.geometry.coordinates ?? []) : [];
     const m = /^(node|way|relation)\/(\d+)$/.exec(f.properties?.['@id'] ?? '');
@@ -141,7 +144,8 @@ export const placesImporter: Importer = {
               signal,
             })
           : undefined);
-      const rows = feed ? fromPbf(feed, ctx, signal) : fromGeojsonl(file, ctx, progress, signal);
+      const damaged = () => (counts.damaged_lines = (counts.damaged_lines ?? 0) + 1);
+      const rows = feed ? fromPbf(feed, ctx, signal) : fromGeojsonl(file, ctx, progress, signal, damaged);
       let n = 0;
       for await (const [p, segs] of rows) {
         builder.add({ ...p, source }, segs);

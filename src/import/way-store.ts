@@ -1,6 +1,7 @@
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isErrno } from '../core/errors.js';
 
 /**
  * Way geometries kept for later assembly (multipolygon members, named streets joined into label lines), compact and
@@ -147,8 +148,9 @@ export class WayStore {
         this.fd = openSync(join(dir, 'ways.bin'), 'w+');
         try {
           rmSync(dir, { recursive: true, force: true }); // unlinked while open: freed even if the process dies
-        } catch {
+        } catch (e) {
           // kept until close where an open file cannot be removed
+          if (!isErrno(e, 'EBUSY', 'EPERM', 'ENOTEMPTY')) throw e;
         }
       }
       const bytes = new Uint8Array(this.cur.buffer);

@@ -1,9 +1,10 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Pool } from '../limits/pool.js';
+import { redisFaultCounts } from '../store/redis/client.js';
 import type { TileOrigin } from '../tiles/origins/types.js';
 import { LATENCY_BUCKETS, type MetricsRegistry } from './metrics.js';
 
-/** Gauges read at scrape time: pool occupancy and saturation, hot tier size. */
+/** Series read at scrape time: pool occupancy, saturation and failed background jobs, hot tier size. */
 export function registerServiceGauges(
   registry: MetricsRegistry,
   pools: Pool[],
@@ -26,6 +27,28 @@ export function registerServiceGauges(
   perPool('svcmaps_pool_saturated', '1 when a pool sheds new work (all slots busy and its queue full)', (p) =>
     p.saturated ? 1 : 0,
   );
+  new Counter({
+    name: 'svcmaps_pool_background_failures_total',
+    help: 'Background jobs of a capability pool (directions prefetch) that ended in an error',
+    labelNames: ['pool'],
+    registers,
+    collect() {
+      this.reset();
+      for (const p of pools) this.inc({ pool: p.name }, p.failed);
+    },
+  });
+  new Counter({
+    name: 'svcmaps_redis_command_failures_total',
+    help:
+      'Failed Redis commands of this process (cluster mode), by kind: command (a script or command error, e.g. ERR, ' +
+      'NOSCRIPT, WRONGTYPE: a bug) or connection (Redis out of reach or not serving); limits fail open on both',
+    labelNames: ['kind'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [kind, n] of Object.entries(redisFaultCounts)) this.inc({ kind }, n);
+    },
+  });
   new Gauge({
     name: 'svcmaps_hot_tier_bytes',
     help: 'Bytes held by the in-process hot tier',

@@ -125,7 +125,8 @@ function withoutPassword(url: string): string {
     if (!u.password) return url;
     u.password = 'redacted';
     return u.toString();
-  } catch {
+  } catch (e) {
+    if (!(e instanceof TypeError)) throw e; // (what URL throws for a value it cannot parse)
     return url ? '(set, not a URL)' : url; // a value URL cannot parse may still hold a secret: never print it
   }
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isErrno } from '../core/errors.js';
 
 /**
  * glibc's tunable that makes malloc advise the kernel to back its large mappings with transparent huge pages
@@ -20,8 +21,9 @@ const HINT_FROM_BYTES = 256 * 2 ** 20;
 export function thpMode(file = '/sys/kernel/mm/transparent_hugepage/enabled'): string | undefined {
   try {
     return /\[(\w+)\]/.exec(readFileSync(file, 'utf8'))?.[1];
-  } catch {
-    return undefined;
+  } catch (e) {
+    if (isErrno(e, 'ENOENT', 'ENOTDIR', 'EACCES')) return undefined; // no such file (not Linux), or not readable
+    throw e;
   }
 }
 

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isErrno } from '../core/errors.js';
 import type { ReloadResult } from './reload.js';
 
 /** `<data>/svcmaps.pid`: written by `serve` once it listens, so `svcmaps reload` and `status` can find it. */
@@ -41,9 +42,10 @@ export function readPidFile(dataDir: string): PidInfo | undefined {
   if (!existsSync(f)) return undefined;
   try {
     const v = JSON.parse(readFileSync(f, 'utf8')) as PidInfo;
-    return Number.isInteger(v.pid) && v.pid > 0 ? v : undefined;
-  } catch {
-    return undefined;
+    return Number.isInteger(v?.pid) && v.pid > 0 ? v : undefined;
+  } catch (e) {
+    if (e instanceof SyntaxError || isErrno(e, 'ENOENT')) return undefined; // not a pid file, or removed meanwhile
+    throw e;
   }
 }
 
@@ -53,7 +55,9 @@ export function processAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    if (isErrno(e, 'EPERM')) return true; // someone else's process
+    if (isErrno(e, 'ESRCH')) return false;
+    throw e;
   }
 }
 
@@ -66,7 +70,8 @@ export function writeReloadStatus(dataDir: string, results: ReloadResult[]): Rel
 export function readReloadStatus(dataDir: string): ReloadStatus | undefined {
   try {
     return JSON.parse(readFileSync(join(dataDir, RELOAD_FILE), 'utf8')) as ReloadStatus;
-  } catch {
-    return undefined;
+  } catch (e) {
+    if (e instanceof SyntaxError || isErrno(e, 'ENOENT')) return undefined; // no reload yet, or not a status file
+    throw e;
   }
 }

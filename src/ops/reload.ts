@@ -4,6 +4,8 @@
  * object and hands the old one to `retire`, which closes it only after requests that already hold it had time to
  * finish (readers of the old file keep a consistent snapshot meanwhile).
  */
+import { processWarnings, type Logger } from '../core/log.js';
+
 export interface ReloadResult {
   name: string;
   ok: boolean;
@@ -18,7 +20,10 @@ export class ReloadHooks {
   private readonly retiring = new Set<{ timer: NodeJS.Timeout; close: () => void }>();
   private running: Promise<ReloadResult[]> | undefined;
 
-  constructor(private readonly retireAfterMs = 30_000) {}
+  constructor(
+    private readonly retireAfterMs = 30_000,
+    private readonly log: Logger = processWarnings,
+  ) {}
 
   register(name: string, run: ReloadHook): void {
     this.hooks.push({ name, run });
@@ -54,26 +59,27 @@ export class ReloadHooks {
       close,
       timer: setTimeout(() => {
         this.retiring.delete(entry);
-        safely(close);
+        this.closeRetired(close);
       }, this.retireAfterMs),
     };
     entry.timer.unref();
     this.retiring.add(entry);
   }
 
+  /** A retired engine that fails to close is reported; the others are closed all the same. */
+  private closeRetired(close: () => void): void {
+    try {
+      close();
+    } catch (e) {
+      this.log.warn('a retired engine failed to close', { error: (e as Error)?.stack ?? String(e) });
+    }
+  }
+
   closeAll(): void {
     for (const e of this.retiring) {
       clearTimeout(e.timer);
-      safely(e.close);
+      this.closeRetired(e.close);
     }
     this.retiring.clear();
-  }
-}
-
-function safely(fn: () => void): void {
-  try {
-    fn();
-  } catch {
-    /* already closed */
   }
 }

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, statSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
+import { isErrno } from '../core/errors.js';
 import { openDb } from '../store/db.js';
 import { STORE_FILE } from '../store/data-dir.js';
 import { MBTiles } from '../store/mbtiles.js';
@@ -33,6 +34,8 @@ export interface StatusReport {
     source?: string;
     built_at?: string;
     search_blocks?: boolean;
+    /** Why the graph's header could not be read (it is then described by its size alone). */
+    unreadable?: string;
   } | null;
   render: { bytes: number; meta: Record<string, string> } | null;
   tiles: Array<{
@@ -69,11 +72,12 @@ function dirBytes(dir: string): number {
 function graphHeader(file: string): {
   meta: { nodes?: number; edges?: number; source?: string; builtAt?: string };
   sections?: string[];
+  unreadable?: string;
 } {
   try {
     return readGraphHeader(file) ?? { meta: {} };
-  } catch {
-    return { meta: {} }; // unreadable: described as absent
+  } catch (e) {
+    return { meta: {}, unreadable: (e as Error).message }; // described by its size, and why no more
   }
 }
 
@@ -120,7 +124,7 @@ export function inspectDataDir(root: string): Omit<StatusReport, 'server'> {
   const graphFile = join(root, GRAPH_FILE);
   const roads = existsSync(graphFile)
     ? (() => {
-        const { meta: h, sections } = graphHeader(graphFile);
+        const { meta: h, sections, unreadable } = graphHeader(graphFile);
         return {
           bytes: size(graphFile),
           modified: statSync(graphFile).mtime.toISOString(),
@@ -129,6 +133,7 @@ export function inspectDataDir(root: string): Omit<StatusReport, 'server'> {
           source: h.source,
           built_at: h.builtAt,
           ...(sections ? { search_blocks: sections.includes('chAdj') } : {}),
+          ...(unreadable ? { unreadable } : {}),
         };
       })()
     : null;
@@ -150,8 +155,8 @@ export function inspectDataDir(root: string): Omit<StatusReport, 'server'> {
   try {
     const fs = statfsSync(root);
     free = fs.bavail * fs.bsize;
-  } catch {
-    /* not every filesystem answers */
+  } catch (e) {
+    if (!isErrno(e, 'ENOSYS', 'EOPNOTSUPP', 'ENOTSUP')) throw e; // not every filesystem answers
   }
   return {
     data_dir: root,

@@ -1,6 +1,10 @@
 import { constants, existsSync, readdirSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isErrno } from '../core/errors.js';
+
+/** The errors that mean "no such photo": anything else reading one is a fault to surface. */
+const isAbsent = (e: unknown): boolean => isErrno(e, 'ENOENT', 'ENOTDIR');
 
 const PHOTO_FILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.(jpe?g|png|webp)$/i;
 const PLACE_CID = /^[0-9a-f]{16}$/;
@@ -40,13 +44,17 @@ export class PhotoSource {
 
   /**
    * A photo's bytes, read off the event loop; undefined when the reference is invalid, the file is missing or not a
-   * regular file, or it is larger than maxBytes (checked on the open descriptor before anything is read).
+   * regular file, or it is larger than maxBytes (checked on the open descriptor before anything is read). Any other
+   * failure to read it (no permission, an I/O error) is thrown: the request answers 500 and the error is logged.
    */
   async read(cid: string, name: string): Promise<Buffer | undefined> {
     const path = this.file(cid, name);
     if (!path) return undefined;
     // O_NONBLOCK: a FIFO planted under a photo name must not hold a libuv thread in open(); regular files ignore it.
-    const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined);
+    const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((e: unknown) => {
+      if (isAbsent(e)) return undefined;
+      throw e;
+    });
     if (!fh) return undefined;
     try {
       const st = await fh.stat();
@@ -59,10 +67,8 @@ export class PhotoSource {
         n += bytesRead;
       }
       return buf.subarray(0, n);
-    } catch {
-      return undefined;
     } finally {
-      await fh.close().catch(() => undefined);
+      await fh.close();
     }
   }
 
@@ -70,8 +76,9 @@ export class PhotoSource {
     try {
       const st = statSync(path);
       return st.isFile() && st.size <= this.maxBytes;
-    } catch {
-      return false;
+    } catch (e) {
+      if (isAbsent(e)) return false; // removed since the folder was listed
+      throw e;
     }
   }
 }

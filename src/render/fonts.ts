@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { GlobalFonts } from '@napi-rs/canvas';
+import { isErrno } from '../core/errors.js';
 
 /**
  * Fonts for map labels: Noto Sans (Latin) with Noto Sans Arabic as per-glyph fallback, so one font string draws
@@ -16,8 +17,10 @@ function pkgFile(pkg: string, rel: string): string | undefined {
   try {
     const p = join(dirname(require.resolve(`${pkg}/package.json`)), rel);
     return existsSync(p) ? p : undefined;
-  } catch {
-    return undefined;
+  } catch (e) {
+    // not installed (or its package.json not exported): the next candidate
+    if (isErrno(e, 'MODULE_NOT_FOUND', 'ERR_PACKAGE_PATH_NOT_EXPORTED')) return undefined;
+    throw e;
   }
 }
 

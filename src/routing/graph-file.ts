@@ -143,8 +143,9 @@ export function readGraphHeader(path: string): { meta: Record<string, unknown>; 
     readSync(fd, json, 0, len, 12);
     const h = JSON.parse(json.toString('utf8')) as { meta?: Record<string, unknown>; sections?: { name: string }[] };
     return h.meta && { meta: h.meta, sections: (h.sections ?? []).map((e) => e.name) };
-  } catch {
-    return undefined;
+  } catch (e) {
+    if (e instanceof SyntaxError) return undefined; // a header that is not JSON: no road graph
+    throw e;
   } finally {
     closeSync(fd);
   }

@@ -8,6 +8,7 @@ import { PathSlab, sharedPath, sharedTurns, type SharedPath, type SharedTurns } 
 import { pathRecord } from './route-record.js';
 import type { Snap } from './snap.js';
 import type { EnginePath } from './types.js';
+import { processWarnings, type Logger } from '../core/log.js';
 
 /**
  * Routing threads lend each other a hand within one answer. A long route's answer is its search (the hierarchy
@@ -138,6 +139,8 @@ export class HelpDesk {
     private readonly init: HelpInit,
     private readonly slot: number,
     graph: RoadGraph,
+    /** Where a helper's failure to write a path is told (the asker writes that path itself and answers). */
+    private readonly log: Logger = processWarnings,
   ) {
     this.graph = graph;
     this.jobs = new BroadcastChannel(`${init.channel}:${slot}:job`);
@@ -273,8 +276,13 @@ export class HelpDesk {
     let path: EnginePath | undefined;
     try {
       if (mine) path = write(this.graph, job);
-    } catch {
-      path = undefined;
+    } catch (e) {
+      path = undefined; // handed back: the asker writes it, and meets the error too unless it was this thread's own
+      this.log.error('routing thread failed to write a path for another', {
+        slot: this.slot,
+        for: job.from,
+        error: (e as Error)?.stack ?? String(e),
+      });
     }
     this.channelReplyTo(job.from).postMessage({ seq: job.seq, path } satisfies Reply);
     if (path) Atomics.add(words, WORDS * this.slot + WRITTEN, 1);

@@ -138,19 +138,23 @@ export function writeLeg(engine: string, paths: EnginePath[], into: (len: number
 
 /** The leg encodeLeg() wrote (paths are views of `buf`), or undefined when `buf` is not one. */
 export function decodeLeg(buf: Buffer): { engine: string; paths: EnginePath[] } | undefined {
+  if (buf.length < 4) return undefined;
+  const n = buf.readUInt32LE(0);
+  if (4 + n > buf.length) return undefined;
+  let h: { engine?: unknown; paths?: unknown } | null;
   try {
-    const n = buf.readUInt32LE(0);
-    const h = JSON.parse(buf.toString('utf8', 4, 4 + n)) as {
-      engine: string;
-      paths: (Omit<EnginePath, 'json'> & { bytes: number })[];
-    };
-    let at = 4 + n;
-    const paths = h.paths.map(({ bytes, ...rest }): EnginePath => {
-      const json = buf.subarray(at, (at += bytes));
-      return { ...rest, json };
-    });
-    return at === buf.length ? { engine: h.engine, paths } : undefined;
-  } catch {
-    return undefined;
+    h = JSON.parse(buf.toString('utf8', 4, 4 + n)) as typeof h;
+  } catch (e) {
+    if (e instanceof SyntaxError) return undefined; // a header that is not JSON: not a leg
+    throw e;
   }
+  const heads = h?.paths;
+  if (typeof h?.engine !== 'string' || !Array.isArray(heads)) return undefined;
+  if (!heads.every((p) => typeof (p as { bytes?: unknown } | null)?.bytes === 'number')) return undefined;
+  let at = 4 + n;
+  const paths = (heads as (Omit<EnginePath, 'json'> & { bytes: number })[]).map(({ bytes, ...rest }): EnginePath => {
+    const json = buf.subarray(at, (at += bytes));
+    return { ...rest, json };
+  });
+  return at === buf.length ? { engine: h.engine, paths } : undefined;
 }

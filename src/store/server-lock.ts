@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { isErrno } from '../core/errors.js';
 
 /** `<data>/svcmaps.lock`: a small SQLite file whose write lock a running server holds for as long as it lives. */
 const LOCK_FILE = 'svcmaps.lock';
@@ -83,8 +84,10 @@ export function lockDataDir(dataDir: string, owner: LockOwner = defaultOwner()):
 function readOwner(db: Database.Database): LockOwner | undefined {
   try {
     return db.prepare('SELECT pid, started_at FROM owner WHERE id = 1').get() as LockOwner | undefined;
-  } catch {
-    return undefined; // not created yet: the holder is still starting
+  } catch (e) {
+    // not created yet: the holder is still starting
+    if (e instanceof Database.SqliteError && /no such table/.test(e.message)) return undefined;
+    throw e;
   }
 }
 
@@ -101,15 +104,18 @@ export function lockHolder(dataDir: string): LockOwner | undefined | 'unknown' {
   let db: Database.Database;
   try {
     db = new Database(file, { timeout: 0, fileMustExist: true });
-  } catch {
-    return 'unknown';
+  } catch (e) {
+    if (e instanceof Database.SqliteError || isErrno(e, 'EACCES', 'EPERM')) return 'unknown'; // cannot open it
+    throw e;
   }
   try {
     db.exec('BEGIN IMMEDIATE');
     db.exec('ROLLBACK');
     return undefined;
   } catch (e) {
-    return isBusy(e) ? (readOwner(db) ?? { pid: 0, started_at: '' }) : 'unknown';
+    if (isBusy(e)) return readOwner(db) ?? { pid: 0, started_at: '' };
+    if (e instanceof Database.SqliteError) return 'unknown'; // read-only to this user: cannot take the lock to tell
+    throw e;
   } finally {
     db.close();
   }

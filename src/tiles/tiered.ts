@@ -131,7 +131,15 @@ export class TieredTileService implements TileService {
       flight.promise = this.produce(r, flight).finally(() => {
         if (this.flights.get(key) === flight) this.flights.delete(key);
       });
-      flight.promise.catch(() => undefined); // a failure nobody waits for any more is not an unhandled rejection
+      // Waiters meet a failure themselves (tile() logs it). One that comes after every waiter gave up is logged here,
+      // unless nobody wanted the tile any more (the flight was dropped); and none is an unhandled rejection.
+      flight.promise.catch((e: unknown) => {
+        if (flight.waiters === 0 && !flight.abort.signal.aborted)
+          this.o.log.warn('tile production failed after its requests stopped waiting', {
+            tile: key,
+            error: (e as Error)?.message ?? String(e),
+          });
+      });
       this.flights.set(key, (f = flight));
     } else if (lane === 'interactive' && f.lane === 'batch') {
       f.lane = 'interactive';
@@ -226,7 +234,13 @@ export class TieredTileService implements TileService {
         error: (e as Error).message,
       });
     const a = this.o.warm
-      ? await ancestorTile(this.o.warm, r.z, r.x, r.y, r.scale, r.format).catch(() => undefined)
+      ? await ancestorTile(this.o.warm, r.z, r.x, r.y, r.scale, r.format).catch((ae: unknown) => {
+          this.o.log.warn('ancestor stand-in failed', {
+            tile: `${r.z}/${r.x}/${r.y}@${r.scale}`,
+            error: (ae as Error)?.stack ?? String(ae),
+          });
+          return undefined;
+        })
       : undefined;
     if (a) return { bytes: a.bytes, source: `ancestor-z${a.z}` };
     if (isAdmissionRefused(e) && !timedOut)

@@ -172,7 +172,8 @@ export function register(router: Router, s: Services): void {
       tileFamily: true,
       binary: true,
       handler: async (ctx) => {
-        // Read off the event loop and capped at PHOTO_MAX_BYTES: a missing, oversized or unreadable file is a 404.
+        // Read off the event loop and capped at PHOTO_MAX_BYTES: a missing or oversized file is a 404; one that
+        // cannot be read (permissions, I/O) is a 500, logged with its cause.
         const body = await s.photos.read(ctx.params.id!, ctx.params.file!);
         if (!body) throw new AppError('NOT_FOUND');
         const type = sniffImageType(body);

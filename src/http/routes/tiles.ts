@@ -1,4 +1,4 @@
-import { AppError } from '../../core/errors.js';
+import { AppError, isAppError } from '../../core/errors.js';
 import { sniffImageType } from '../../core/image-type.js';
 import { parseTilePath } from '../../tiles/request.js';
 import type { Services } from '../../services.js';
@@ -19,8 +19,9 @@ export function register(router: Router, s: Services): void {
       urgent: (_req, p) => {
         try {
           return s.tiles.isHot?.(parseTilePath(p.z!, p.x!, p.y!, false)) ?? false;
-        } catch {
-          return true; // a malformed address is a 400 at once
+        } catch (e) {
+          if (isAppError(e)) return true; // a malformed address is a 400 at once
+          throw e;
         }
       },
       handler: async (ctx) => {

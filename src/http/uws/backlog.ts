@@ -1,3 +1,5 @@
+import { processWarnings, type Logger } from '../../core/log.js';
+
 /**
  * Time slices for request intake. libuv hands the event loop every socket that became readable at once, and uWS calls
  * the request handler for each before the loop does anything else: a burst of a thousand cold tiles or static maps
@@ -17,6 +19,8 @@ export class Backlog {
   constructor(
     private readonly sliceMs = 4,
     private readonly now: () => number = () => performance.now(),
+    /** Where a queued run that throws is told (it answers its own failures: one that escapes is a bug). */
+    private readonly log: Logger = processWarnings,
   ) {}
 
   /** True when a request now should wait its turn: this turn has used its slice, or earlier ones are still queued. */
@@ -54,8 +58,9 @@ export class Backlog {
       this.queue[this.head++] = undefined as unknown as () => void;
       try {
         run();
-      } catch {
+      } catch (e) {
         // run() answers its own failures; nothing may stop the queue
+        this.log.error('queued request failed', { error: (e as Error)?.stack ?? String(e) });
       }
       if (this.now() >= end) break;
     }

@@ -231,14 +231,14 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
       let out: HttpReply | Promise<HttpReply>;
       try {
         out = handler.handle(this);
-      } catch {
-        out = handler.fail(this, 'INTERNAL_ERROR');
+      } catch (e) {
+        out = handler.fail(this, 'INTERNAL_ERROR', e);
       }
       if (out instanceof Promise) {
         if (this.at === 0) this.wait();
         out.then(
           (reply) => this.send(reply),
-          () => this.send(handler.fail(this, 'INTERNAL_ERROR')),
+          (e: unknown) => this.send(handler.fail(this, 'INTERNAL_ERROR', e)),
         );
       } else if (this.at === 0) this.writeNow(out);
       else this.send(out);

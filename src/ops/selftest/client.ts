@@ -44,8 +44,9 @@ export class Client {
         try {
           const j = JSON.parse(body.toString('utf8')) as { error?: { code?: string }; code?: string };
           return j.error?.code ?? j.code ?? '';
-        } catch {
-          return '';
+        } catch (e) {
+          if (e instanceof SyntaxError) return ''; // not a JSON body: no code
+          throw e;
         }
       },
     };

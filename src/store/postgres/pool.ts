@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type pg from 'pg';
+import type { Logger } from '../../core/log.js';
 import { PG_MIGRATIONS } from './migrations.js';
 
 export type PgPool = pg.Pool;
@@ -18,7 +19,7 @@ function pgClient(): typeof pg {
 }
 
 /** A pooled connection to the cluster's PostgreSQL; queries give up after a few seconds instead of hanging. */
-export function openPgPool(url: string, size: number): PgPool {
+export function openPgPool(url: string, size: number, log: Logger): PgPool {
   const pool = new (pgClient().Pool)({
     connectionString: url,
     max: size,
@@ -27,7 +28,7 @@ export function openPgPool(url: string, size: number): PgPool {
     idleTimeoutMillis: 30_000,
   });
   // An idle client losing its server (PostgreSQL restarting) must not crash the process; the next query reconnects.
-  pool.on('error', () => undefined);
+  pool.on('error', (e: Error) => log.warn('postgres connection lost; the next query reconnects', { error: e.message }));
   return pool;
 }
 
@@ -46,7 +47,10 @@ export async function migratePg(pool: PgPool): Promise<number> {
     await c.query('COMMIT');
     return v;
   } catch (e) {
-    await c.query('ROLLBACK').catch(() => undefined);
+    // A ROLLBACK that fails too (the connection broke) is told alongside the failure that needed it.
+    await c.query('ROLLBACK').catch((rollback: unknown) => {
+      throw new Error(`${(e as Error).message}; ROLLBACK failed too: ${(rollback as Error).message}`, { cause: e });
+    });
     throw e;
   } finally {
     c.release();

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { SharedSessions } from '../../auth/ports.js';
+import { repeatingLog, type Logger } from '../../core/log.js';
 import type { PgPool } from './pool.js';
 
 /**
@@ -15,6 +16,8 @@ export class PgSessions implements SharedSessions {
   /** Sessions this node has written already, so each is written once per node, not once per request. */
   private readonly written = new LRUCache<string, true>({ max: 50_000 });
   private lastPrune = 0;
+  /** Failed statements: per request while PostgreSQL is unwell, so at most one line per 10 s. */
+  private readonly failed: (fields: Record<string, unknown>) => void;
 
   constructor(
     private readonly pool: PgPool,
@@ -23,8 +26,15 @@ export class PgSessions implements SharedSessions {
     /** False while PostgreSQL is known to be down: the node then keeps its own view at once instead of waiting. */
     private readonly reachable: () => boolean,
     private readonly nowS: () => number,
+    log: Logger,
     private readonly timeoutMs = 250,
-  ) {}
+  ) {
+    this.failed = repeatingLog(log, 'warn', 'postgres session statement failed; this node keeps its own view');
+  }
+
+  private logFailure(what: string, e: unknown): void {
+    this.failed({ statement: what, error: (e as Error)?.message ?? String(e) });
+  }
 
   async observe(
     sub: string,
@@ -40,7 +50,7 @@ export class PgSessions implements SharedSessions {
     if (!this.reachable()) return undefined;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), this.timeoutMs)));
-    const decided = this.decide(sub, sid, rank, exp).catch(() => undefined);
+    const decided = this.decide(sub, sid, rank, exp).catch((e: unknown) => void this.logFailure('decide', e));
     return Promise.race([decided, late]).finally(() => clearTimeout(timer));
   }
 
@@ -72,7 +82,10 @@ export class PgSessions implements SharedSessions {
       )
       .then(
         () => this.prune(),
-        () => this.written.delete(k), // written at a later sighting
+        (e: unknown) => {
+          this.logFailure('record', e);
+          this.written.delete(k); // written at a later sighting
+        },
       );
   }
 
@@ -80,6 +93,9 @@ export class PgSessions implements SharedSessions {
     const now = this.nowS();
     if (now - this.lastPrune < 3600) return;
     this.lastPrune = now;
-    this.pool.query('DELETE FROM jwt_sessions WHERE exp < $1', [now]).catch(() => (this.lastPrune = 0));
+    this.pool.query('DELETE FROM jwt_sessions WHERE exp < $1', [now]).catch((e: unknown) => {
+      this.logFailure('prune', e);
+      this.lastPrune = 0; // tried again at the next write
+    });
   }
 }

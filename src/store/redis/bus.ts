@@ -1,5 +1,5 @@
 import type { KeyEvents } from '../../auth/ports.js';
-import type { RedisClient } from './client.js';
+import type { RedisClient, RedisFaults } from './client.js';
 
 const CHANNEL = 'svcmaps:keys';
 
@@ -11,11 +11,13 @@ export class RedisKeyEvents implements KeyEvents {
   constructor(
     private readonly pub: RedisClient,
     private readonly sub: RedisClient,
+    private readonly faults: RedisFaults,
   ) {}
 
+  /** A message that cannot be sent is reported (and the change seen at the next poll, as above). */
   async publishChanged(id: string): Promise<void> {
     if (!this.pub.isReady) return;
-    await this.pub.publish(CHANNEL, id).catch(() => undefined);
+    await this.pub.publish(CHANNEL, id).catch((e: unknown) => void this.faults.record(e, 'publish key change'));
   }
 
   async listen(onChanged: (id: string) => void): Promise<void> {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { createClient } from 'redis';
-import type { Logger } from '../../core/log.js';
+import { repeatingLog, type Logger } from '../../core/log.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
@@ -36,20 +36,81 @@ export function redisState(client: RedisClient): string {
   return client.isReady ? 'ok' : 'unreachable';
 }
 
-/** A Lua script and its SHA-1, so calls send the hash and the script text only when Redis does not know it yet. */
+/** A Lua script (named for the log), and its SHA-1: calls send the hash, and the text only when Redis lacks it. */
 export interface LuaScript {
+  name: string;
   text: string;
   sha: string;
 }
 
-export const luaScript = (text: string): LuaScript => ({ text, sha: createHash('sha1').update(text).digest('hex') });
+export const luaScript = (name: string, text: string): LuaScript => ({
+  name,
+  text,
+  sha: createHash('sha1').update(text).digest('hex'),
+});
+
+/**
+ * Why a Redis command failed. `command`: Redis (or the reply's parser) refused it: an error reply such as ERR (a
+ * Lua runtime error), NOSCRIPT or WRONGTYPE, or a reply of the wrong shape; a bug to fix, not an outage.
+ * `connection`: Redis is out of reach (no connection, socket closed or timed out) or answers that it cannot serve
+ * now (loading its data set, busy with a slow script, a read-only replica).
+ */
+export type RedisFaultKind = 'command' | 'connection';
+
+/** Error replies that say Redis cannot serve now rather than that the command is wrong. */
+const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/;
+
+export function redisFaultKind(e: unknown): RedisFaultKind {
+  if (!(e instanceof Error)) return 'command';
+  // node-redis's ErrorReply; ReplyError is the name other Redis clients give the same thing
+  const reply = e instanceof redisLib().ErrorReply || e.name === 'ReplyError' || e.name === 'ErrorReply';
+  if (reply) return UNAVAILABLE_REPLY.test(e.message) ? 'connection' : 'command';
+  const lib = redisLib();
+  const unreachable =
+    e instanceof lib.ClientClosedError ||
+    e instanceof lib.ClientOfflineError ||
+    e instanceof lib.ConnectionTimeoutError ||
+    e instanceof lib.SocketClosedUnexpectedlyError ||
+    e instanceof lib.SocketTimeoutError ||
+    e instanceof lib.ReconnectStrategyError ||
+    typeof (e as NodeJS.ErrnoException).code === 'string'; // ECONNREFUSED, ECONNRESET, EPIPE, ETIMEDOUT ...
+  return unreachable ? 'connection' : 'command';
+}
+
+/** Failed Redis commands of this process by kind, since it started (every client's; metrics read them). */
+export const redisFaultCounts: Record<RedisFaultKind, number> = { command: 0, connection: 0 };
+
+/**
+ * Where the Redis stores report a failed command. Both kinds are counted; a command error is logged at error level
+ * (at most one line per 10 s while it repeats, with the number not written) since it fails on every call until the
+ * code is fixed, and limits fail open meanwhile. Redis being out of reach is logged by the client when the connection
+ * drops and comes back (openRedis), so each failed command is a debug line only.
+ */
+export class RedisFaults {
+  private readonly commandError: (fields: Record<string, unknown>) => void;
+
+  constructor(private readonly log: Logger) {
+    this.commandError = repeatingLog(log, 'error', 'redis command failed: a script or command error; limits fail open');
+  }
+
+  record(e: unknown, what: string): RedisFaultKind {
+    const kind = redisFaultKind(e);
+    redisFaultCounts[kind]++;
+    const error = (e as Error)?.message ?? String(e);
+    if (kind === 'command') this.commandError({ command: what, error });
+    else this.log.debug('redis command not answered: redis unreachable or not serving', { command: what, error });
+    return kind;
+  }
+}
 
 /**
  * Runs a script and parses its reply, or resolves undefined when Redis is down, fails or has not answered within
- * timeoutMs: callers on the request path fail open and never wait on a slow Redis.
+ * timeoutMs: callers on the request path fail open and never wait on a slow Redis. A failure is reported to
+ * `faults`, which tells a script or command error from Redis being out of reach.
  */
 export function runScript<T>(
   client: RedisClient,
+  faults: RedisFaults,
   script: LuaScript,
   args: string[],
   timeoutMs: number,
@@ -63,7 +124,7 @@ export function runScript<T>(
       return client.sendCommand(['EVAL', script.text, ...args]);
     })
     .then(parse)
-    .catch(() => undefined);
+    .catch((e: unknown) => void faults.record(e, `script ${script.name}`));
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => resolve(undefined), timeoutMs);

@@ -1,6 +1,6 @@
 import type { RateLimiter } from '../../limits/ports.js';
 import type { LimitDecision } from '../../limits/sliding-window.js';
-import { luaScript, runScript, type RedisClient } from './client.js';
+import { luaScript, runScript, type RedisClient, type RedisFaults } from './client.js';
 
 /**
  * The in-process sliding window (src/limits/sliding-window.ts), run atomically inside Redis so that every node
@@ -44,11 +44,12 @@ else
 end
 return {0, 0, resetS, math.max(1, math.ceil((at - elapsed) / 1000)) * 1000}
 `;
-const SCRIPT_LUA = luaScript(SCRIPT);
+const SCRIPT_LUA = luaScript('sliding-window', SCRIPT);
 
 export class RedisSlidingWindow implements RateLimiter {
   constructor(
     private readonly client: RedisClient,
+    private readonly faults: RedisFaults,
     private readonly prefix = 'svcmaps:rl:',
     private readonly windowMs = 60_000,
     private readonly timeoutMs = 250,
@@ -57,7 +58,7 @@ export class RedisSlidingWindow implements RateLimiter {
   /** `undefined` when Redis is down or slow: the pipeline then fails open. */
   hit(id: string, limit: number): Promise<LimitDecision | undefined> {
     const args = ['1', this.prefix + id, String(limit), String(this.windowMs)];
-    return runScript(this.client, SCRIPT_LUA, args, this.timeoutMs, (r) => {
+    return runScript(this.client, this.faults, SCRIPT_LUA, args, this.timeoutMs, (r) => {
       const [allowed, remaining, resetS, retryMs] = r as number[];
       return { allowed: allowed === 1, limit, remaining, resetS, retryAfterS: retryMs! / 1000 } as LimitDecision;
     });

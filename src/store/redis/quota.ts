@@ -1,6 +1,6 @@
 import type { SharedQuota } from '../../limits/ports.js';
 import type { Bucket } from '../usage-repo.js';
-import { luaScript, runScript, type RedisClient } from './client.js';
+import { luaScript, runScript, type RedisClient, type RedisFaults } from './client.js';
 
 /**
  * Takes one unit of a key's daily quota (one counter per key, UTC day and bucket) if fewer than the limit are taken,
@@ -8,7 +8,9 @@ import { luaScript, runScript, type RedisClient } from './client.js';
  * The floor is the asking node's count from the durable record (PostgreSQL plus its unflushed misses): a counter
  * that Redis lost (restart, eviction) or that missed requests admitted while Redis was down is raised to it first.
  */
-const TAKE = luaScript(`
+const TAKE = luaScript(
+  'quota-take',
+  `
 local n = tonumber(redis.call('GET', KEYS[1]) or '0')
 local floor = tonumber(ARGV[2])
 if floor > n then n = floor end
@@ -18,14 +20,18 @@ if n >= tonumber(ARGV[1]) then
 end
 redis.call('SET', KEYS[1], n + 1, 'EX', ARGV[3])
 return 1
-`);
+`,
+);
 
 /** Gives back a unit taken for a request that was not a miss after all (a cache hit, or an error). */
-const GIVE = luaScript(`
+const GIVE = luaScript(
+  'quota-give',
+  `
 local n = tonumber(redis.call('GET', KEYS[1]) or '0')
 if n > 0 then redis.call('DECR', KEYS[1]) end
 return n
-`);
+`,
+);
 
 /**
  * The daily quota's admission decision in cluster mode: exact across nodes, because the check and the increment are
@@ -36,6 +42,7 @@ return n
 export class RedisDailyQuota implements SharedQuota {
   constructor(
     private readonly client: RedisClient,
+    private readonly faults: RedisFaults,
     private readonly prefix = 'svcmaps:quota:',
     private readonly timeoutMs = 250,
     /** Counters outlive their UTC day by a day, then Redis drops them. */
@@ -48,10 +55,10 @@ export class RedisDailyQuota implements SharedQuota {
 
   take(id: string, day: string, bucket: Bucket, limit: number, floor: number): Promise<boolean | undefined> {
     const args = ['1', this.key(id, day, bucket), String(limit), String(floor), String(this.ttlS)];
-    return runScript(this.client, TAKE, args, this.timeoutMs, (r) => r === 1);
+    return runScript(this.client, this.faults, TAKE, args, this.timeoutMs, (r) => r === 1);
   }
 
   give(id: string, day: string, bucket: Bucket): void {
-    void runScript(this.client, GIVE, ['1', this.key(id, day, bucket)], this.timeoutMs, () => undefined);
+    void runScript(this.client, this.faults, GIVE, ['1', this.key(id, day, bucket)], this.timeoutMs, () => undefined);
   }
 }

@@ -1,5 +1,5 @@
 import type { SharedSessions } from '../../auth/ports.js';
-import { luaScript, runScript, type RedisClient } from './client.js';
+import { luaScript, runScript, type RedisClient, type RedisFaults } from './client.js';
 
 /**
  * One hash per subject, sid -> rank. A session keeps the rank it was first recorded with (HSETNX); the newest is the
@@ -18,11 +18,12 @@ local ttl = tonumber(ARGV[3])
 if ttl > redis.call('TTL', KEYS[1]) then redis.call('EXPIRE', KEYS[1], ttl) end
 return {best, tostring(bestRank)}
 `;
-const SCRIPT_LUA = luaScript(SCRIPT);
+const SCRIPT_LUA = luaScript('sessions', SCRIPT);
 
 export class RedisSessions implements SharedSessions {
   constructor(
     private readonly client: RedisClient,
+    private readonly faults: RedisFaults,
     private readonly nowS: () => number,
     private readonly prefix = 'svcmaps:sess:',
     private readonly timeoutMs = 250,
@@ -31,7 +32,7 @@ export class RedisSessions implements SharedSessions {
   observe(sub: string, sid: string, rank: number, exp: number): Promise<{ sid: string; rank: number } | undefined> {
     const ttl = Math.max(60, exp - this.nowS() + 60);
     const args = ['1', this.prefix + sub, sid, String(rank), String(ttl)];
-    return runScript(this.client, SCRIPT_LUA, args, this.timeoutMs, (r) => {
+    return runScript(this.client, this.faults, SCRIPT_LUA, args, this.timeoutMs, (r) => {
       const [best, bestRank] = r as string[];
       return best ? { sid: best, rank: Number(bestRank) } : undefined;
     });

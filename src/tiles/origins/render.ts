@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { isErrno } from '../../core/errors.js';
 import type { TileRenderer } from '../../render/tile-renderer.js';
 import type { RenderPool, RenderPoolStats } from '../../render/worker-pool.js';
 import type { Scale } from '../warm-store.js';
@@ -50,8 +51,9 @@ export function renderDataClock(renderDb: string): () => number {
       checkedAt = now;
       try {
         since = Math.floor(statSync(renderDb).mtimeMs);
-      } catch {
-        since = 0;
+      } catch (e) {
+        if (!isErrno(e, 'ENOENT', 'ENOTDIR')) throw e;
+        since = 0; // no render data (yet)
       }
     }
     return since;
