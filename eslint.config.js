@@ -1,8 +1,10 @@
 // Lint gate: typed typescript-eslint rules (a forgotten promise in a uWS handler is a silent hang) and the layer rule
-// from the architecture: each external system is imported from one adapter folder only, and arrows point one way.
+// from the architecture: each external system is imported from one adapter folder only, and arrows point one way; and
+// no error is caught without a trace (eslint-rules/no-silent-catch.js).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import noSilentCatch from './eslint-rules/no-silent-catch.js';
 
 /** External systems and the one folder allowed to import each. */
 const ADAPTERS = [
@@ -108,6 +110,13 @@ export default tseslint.config(
       // a synchronous throw into a rejection the caller handles, so it stays even without an `await`.
       '@typescript-eslint/require-await': 'off',
     },
+  },
+  {
+    // A caught error is rethrown, logged (and counted where it repeats) or passed on; never dropped without a trace.
+    // Product code: the server, its scripts and the web console. Tests and benchmarks answer through assertions.
+    files: ['src/**/*.{ts,tsx}', 'scripts/**/*.{js,mjs}', 'console/**/*.ts', 'eslint-rules/**/*.js'],
+    plugins: { local: { rules: { 'no-silent-catch': noSilentCatch } } },
+    rules: { 'local/no-silent-catch': 'error' },
   },
   {
     // Tests and benchmarks read JSON answers as `any` on purpose: their assertions are the type check.
