@@ -9,19 +9,19 @@ export default defineConfig({
     // CI also writes a JSON report, from which .ci/run prints a one-line "N passed, N failed" summary.
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: process.env.CI ? { json: 'test-output/vitest.json' } : undefined,
-    // Coverage of the in-process code on every run; the thresholds sit at the measured level so they cannot slide.
-    // (CLI child processes the tests spawn run dist/ and are not counted.)
+    // Coverage of everything the tests run: vitest's forks, and through scripts/coverage-provider.mjs the worker
+    // threads (routing, places, static maps, import) and child processes (CLI, `serve` nodes) they start, and the
+    // console's bundle in Chromium, each merged into one report: a line counts as covered when any process ran it.
+    // Not counted: processes killed with SIGKILL (they write nothing) and copies of the package the install and bundle
+    // tests run from a temporary folder.
     coverage: {
       enabled: true,
-      provider: 'v8',
-      include: ['src/**/*.{ts,tsx}'],
-      reporter: ['text-summary', 'json-summary'],
+      provider: 'custom',
+      customProviderModule: './scripts/coverage-provider.mjs',
+      include: ['src/**/*.{ts,tsx}', 'console/**/*.ts'],
+      reporter: ['text-summary', 'json-summary', 'json'],
       reportsDirectory: 'test-output/coverage',
       reportOnFailure: true,
-      // Measured on a CI run: 90.5% lines, 88.1% statements, 89.1% functions, 78.9% branches (the cluster's
-      // Redis/PostgreSQL paths run in child-process nodes, import threads, routing threads and static-map threads in
-      // workers, none counted; a CLI child runs dist/). The margin below absorbs timing-dependent paths (retries,
-      // timeouts) that differ from run to run.
       thresholds: { lines: 90.1, statements: 87.7, functions: 88.7, branches: 78.5 },
     },
   },

@@ -1,5 +1,6 @@
 import { chromium, type Browser } from 'playwright-core';
 import { needsSystem } from './system.js';
+import { measuredBrowser } from '../setup/browser-coverage.js';
 
 /** Debian's Chromium: browser tests drive it, never a downloaded browser. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -8,8 +9,8 @@ const CHROMIUM = '/usr/bin/chromium';
 export const chromiumAvailable = (what: string): boolean => needsSystem('chromium', CHROMIUM, what);
 
 /** Headless Chromium without the network chatter a test machine has no use for. */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
+export async function launchChromium(): Promise<Browser> {
+  const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
       '--headless',
@@ -22,4 +23,5 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+  return measuredBrowser(browser); // records the console's coverage while coverage runs
 }
