@@ -37,7 +37,6 @@ export function serveTasks<S>(
   const port = parentPort;
   if (!port) throw new Error('serveTasks runs in a worker thread');
   const data = workerData as HostData;
-  lowerThreadPriority(data.nice);
   let state: S | undefined;
   let setupError: Error | undefined;
   try {
@@ -45,6 +44,10 @@ export function serveTasks<S>(
   } catch (e) {
     setupError = e as Error;
   }
+  // Lowered once set up, not before: the set-up (a places index's columns, seconds on a country) is what a server
+  // that is starting waits for, and at a low priority another process keeping the cores busy would starve it
+  // (nice 8 gets ~1/6 of a core beside one busy process). Queries then run at the pool's lower priority.
+  lowerThreadPriority(data.nice);
   // Set up (ok) or not: a pool keeps callers on their in-process fallback while no thread is ready.
   port.postMessage(setupError ? { id: READY, ok: false, e: setupError.message } : { id: READY, ok: true });
   port.on('message', (m: HostRequest) => {

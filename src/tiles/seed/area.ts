@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { geomEach, type AllGeoJSON } from '@turf/turf';
 import { type Box, boxesIntersect, latToY, lngLatBox, lngToX, ringsBox, tileBox } from '../../render/mercator.js';
 
 /**
@@ -32,26 +33,13 @@ export class SeedArea {
 
   /** The same from the GeoJSON text itself (a seed job keeps it, so `--resume` does not need the file). */
   static parsePolygonText(text: string, file: string): Array<{ rings: Float64Array[]; box: Box }> {
-    const gj = JSON.parse(text) as {
-      type: string;
-      features?: unknown[];
-      geometry?: unknown;
-      coordinates?: unknown;
-    };
-    const geoms: Array<{ type: string; coordinates: unknown }> = [];
-    const visit = (
-      g: { type: string; features?: unknown[]; geometry?: unknown; coordinates?: unknown } | null | undefined,
-    ) => {
-      if (!g) return;
-      if (g.type === 'FeatureCollection') g.features?.forEach((f) => visit(f as typeof g));
-      else if (g.type === 'Feature') visit(g.geometry as typeof g);
-      else if (g.type === 'Polygon' || g.type === 'MultiPolygon')
-        geoms.push(g as { type: string; coordinates: unknown });
-    };
-    visit(gj);
-    const polys = geoms.flatMap((g) =>
-      g.type === 'Polygon' ? [g.coordinates as number[][][]] : (g.coordinates as number[][][][]),
-    );
+    const gj = JSON.parse(text) as AllGeoJSON;
+    // turf walks every geometry of a Feature, a FeatureCollection or a GeometryCollection, nested or bare
+    const polys: number[][][][] = [];
+    geomEach(gj, (g) => {
+      if (g?.type === 'Polygon') polys.push(g.coordinates);
+      else if (g?.type === 'MultiPolygon') polys.push(...g.coordinates);
+    });
     if (!polys.length) throw new Error(`--polygon ${file}: no Polygon or MultiPolygon in it`);
     return polys.map((p) => {
       const rings = p.map((ring) => Float64Array.from(ring.flatMap(([lng, lat]) => [lngToX(lng!), latToY(lat!)])));
