@@ -13,6 +13,7 @@ import { repeatingLog, type Logger } from '../src/core/log.js';
 import { Pipeline } from '../src/http/pipeline.js';
 import type { HttpReply, HttpRequest, RequestHandler } from '../src/http/types.js';
 import { listen } from '../src/http/uws/server.js';
+import { placesImporter } from '../src/import/places-importer.js';
 import { Pool } from '../src/limits/pool.js';
 import { inspectDataDir } from '../src/ops/status.js';
 import { GRAPH_FILE } from '../src/routing/graph.js';
@@ -346,6 +347,25 @@ describe('errors that used to vanish', () => {
       paths: [{ label: 'x', json: Buffer.from('{}') }],
     });
   });
+
+  it('a damaged GeoJSON line costs its feature and is counted in the import summary', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svcmaps-damaged-'));
+    try {
+      const cafe = (id: number) =>
+        JSON.stringify({
+          type: 'Feature',
+          geometry: { type: 'Point', coordinates: [35.93, 31.95] },
+          properties: { '@id': `node/${id}`, name: `Cafe ${id}`, amenity: 'cafe' },
+        });
+      const file = join(dir, 'places.geojsonl');
+      writeFileSync(file, [cafe(1), '{"type":"Feature","geometry":', cafe(2), ''].join('\n'));
+      const summary = await placesImporter.run(file, dir, () => {}, new AbortController().signal);
+      expect(summary.counts.damaged_lines).toBe(1);
+      expect(Object.entries(summary.counts).filter(([k]) => k !== 'damaged_lines')).toEqual([['poi', 2]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000); // (the import first writes the embedded gazetteer into the new places index)
 
   it('a road graph that cannot be read is described by why, not as if it had no header', () => {
     const root = mkdtempSync(join(tmpdir(), 'svcmaps-status-'));
