@@ -11,7 +11,7 @@
 // two anchors are paired by their text, and each range keeps the first and last token it covers. Vitest's own
 // conversion then counts them, item by item, as it counts its own processes' ranges.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -215,54 +215,36 @@ function sourcePositions(code, toks, map, sourceUrl) {
 
 /**
  * Pairs of token indexes (a, b) with the same text that keep their order: a longest such sequence, its ties settled
- * towards the end of the stretch. (tsx names functions by wrapping them, `__name((x) => ..., "f")`: the wrapper's
- * parenthesis comes first, and the function's own is the one the other code has.)
+ * towards the start of the stretch (Vite's code adds parentheses around a lone arrow parameter, `f((x) => ...)` where
+ * tsx's has `f(x=>...)`: the call's parenthesis is the first one on both sides). Tokens either transform added
+ * (`added`) pair with none.
  */
-function alignByText(ta, tb, a0, a1, b0, b1, xa, xb) {
+function alignByText(ta, tb, a0, a1, b0, b1, same) {
   const n = a1 - a0;
   const m = b1 - b0;
   if (n === 0 || m === 0 || n * m > 4e6) return [];
-  const same = (i, j) => !xa[i] && !xb[j] && ta[i][2] === tb[j][2];
-  // dp[i][j]: the longest common subsequence of the first i tokens of one side and the first j of the other.
+  // dp[i][j]: the longest common subsequence of the tokens from i and from j on.
   const w = m + 1;
   const dp = new Uint32Array((n + 1) * w);
-  for (let i = 1; i <= n; i++)
-    for (let j = 1; j <= m; j++)
-      dp[i * w + j] = same(a0 + i - 1, b0 + j - 1)
-        ? dp[(i - 1) * w + j - 1] + 1
-        : Math.max(dp[(i - 1) * w + j], dp[i * w + j - 1]);
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--)
+      dp[i * w + j] = same(a0 + i, b0 + j)
+        ? dp[(i + 1) * w + j + 1] + 1
+        : Math.max(dp[(i + 1) * w + j], dp[i * w + j + 1]);
   const pairs = [];
-  for (let i = n, j = m; i > 0 && j > 0;) {
-    if (same(a0 + i - 1, b0 + j - 1)) pairs.push([a0 + --i, b0 + --j]);
-    else if (dp[(i - 1) * w + j] >= dp[i * w + j - 1]) i--;
-    else j--;
+  for (let i = 0, j = 0; i < n && j < m;) {
+    if (same(a0 + i, b0 + j)) pairs.push([a0 + i++, b0 + j++]);
+    else if (dp[(i + 1) * w + j] >= dp[i * w + j + 1]) i++;
+    else j++;
   }
-  return pairs.reverse();
-}
-
-/** The longest subsequence of `pairs` (sorted by a) whose b also increases. */
-function increasing(pairs) {
-  const tails = [];
-  const prev = new Array(pairs.length);
-  for (let k = 0; k < pairs.length; k++) {
-    let lo = 0;
-    let hi = tails.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (pairs[tails[mid]][1] < pairs[k][1]) lo = mid + 1;
-      else hi = mid;
-    }
-    prev[k] = lo > 0 ? tails[lo - 1] : -1;
-    tails[lo] = k;
-  }
-  const out = [];
-  for (let k = tails.length ? tails[tails.length - 1] : -1; k >= 0; k = prev[k]) out.push(pairs[k]);
-  return out.reverse();
+  return pairs;
 }
 
 /**
- * A translator of offsets in `from.code` to offsets in `to.code`, both generated from the source at `sourceUrl`
- * (each with its source map). Returns { start(offset), end(offset), anchors, paired, tokens }.
+ * A translator of ranges over `from.code` into ranges over `to.code`, both generated from the source at `sourceUrl`
+ * (each with its source map): `ranges(start, end)` gives the ranges over `to.code` that cover what [start, end)
+ * covers, usually one; more where the transforms order the code differently (esbuild puts a constructor with
+ * parameter properties before the class's fields, Vite after them).
  */
 export function translator(from, to, sourceUrl) {
   const ta = tokens(from.code);
@@ -271,31 +253,60 @@ export function translator(from, to, sourceUrl) {
   const pb = sourcePositions(to.code, tb, to.map, sourceUrl);
   const xa = added(ta);
   const xb = added(tb);
-  // Anchors: a source position that exactly one token of each side starts at, with the same text.
+  const toB = new Int32Array(ta.length).fill(-1);
+  const toA = new Int32Array(tb.length).fill(-1);
+  const pair = (i, j) => {
+    toB[i] = j;
+    toA[j] = i;
+  };
+  // Anchors: a source position that exactly one token of each side starts at, with the same text (in whatever order).
   const once = (ps, x) => {
     const seen = new Map();
     ps.forEach((p, i) => p >= 0 && !x[i] && seen.set(p, seen.has(p) ? -1 : i));
     return seen;
   };
-  const ua = once(pa, xa);
   const ub = once(pb, xb);
-  const candidates = [];
-  for (const [p, i] of ua) {
+  const anchors = [];
+  for (const [p, i] of once(pa, xa)) {
     const j = ub.get(p);
-    if (i >= 0 && j !== undefined && j >= 0 && ta[i][2] === tb[j][2]) candidates.push([i, j]);
+    if (i >= 0 && j !== undefined && j >= 0 && ta[i][2] === tb[j][2]) anchors.push([i, j]);
   }
-  candidates.sort((x, y) => x[0] - y[0]);
-  const anchors = increasing(candidates);
-  // Between two anchors, tokens of the same text, in order.
-  const toB = new Int32Array(ta.length).fill(-1);
-  let prevA = -1;
-  let prevB = -1;
-  for (const [i, j] of [...anchors, [ta.length, tb.length]]) {
-    for (const [x, y] of alignByText(ta, tb, prevA + 1, i, prevB + 1, j, xa, xb)) toB[x] = y;
-    if (i < ta.length) toB[i] = j;
-    prevA = i;
-    prevB = j;
+  anchors.sort((x, y) => x[0] - y[0]);
+  for (const [i, j] of anchors) pair(i, j);
+  // Between two anchors that follow each other on both sides, the other tokens of the same text, in order.
+  const free = (i, j) => toB[i] < 0 && toA[j] < 0;
+  let prev = [-1, -1];
+  for (const next of [...anchors, [ta.length, tb.length]]) {
+    if (next[1] > prev[1]) {
+      const pairs = alignByText(
+        ta,
+        tb,
+        prev[0] + 1,
+        next[0],
+        prev[1] + 1,
+        next[1],
+        (i, j) =>
+          free(i, j) && !xa[i] && !xb[j] && ta[i][2] === tb[j][2] && (pa[i] < 0 || pb[j] < 0 || pa[i] === pb[j]),
+      );
+      for (const [i, j] of pairs) pair(i, j);
+    }
+    prev = next;
   }
+  // How many paired tokens `to` has before each of its tokens.
+  const pairedBefore = new Int32Array(tb.length + 1);
+  for (let j = 0; j < tb.length; j++) pairedBefore[j + 1] = pairedBefore[j] + (toA[j] >= 0 ? 1 : 0);
+  const startOf = (j) => (j < tb.length ? tb[j][0] : to.code.length);
+  // Tokens of `to` without a counterpart, up to a statement's edge: what Vite adds in front of a token,
+  // `(0, imported.f)(...)` for `f(...)`, goes with that token; the statements it adds do not.
+  const loose = (j) => j >= 0 && j < tb.length && toA[j] < 0 && !/^[;{}]$/.test(tb[j][2]);
+  const after = (j) => {
+    while (loose(j - 1)) j--;
+    return startOf(j);
+  };
+  const until = (j) => {
+    while (loose(j)) j++;
+    return startOf(j);
+  };
   const starts = ta.map((t) => t[0]);
   const firstAtOrAfter = (offset) => {
     let lo = 0;
@@ -307,42 +318,65 @@ export function translator(from, to, sourceUrl) {
     }
     return lo;
   };
-  const nextB = (j) => (j + 1 < tb.length ? tb[j + 1][0] : to.code.length);
   return {
     anchors: anchors.length,
-    paired: toB.reduce((n, j) => n + (j >= 0 ? 1 : 0), 0),
+    paired: pairedBefore[tb.length],
     tokens: ta.length,
-    /**
-     * A range starting at `offset` starts, in `to`, right after the counterpart of the last token before it that has
-     * one (so that what the other code adds in front of the range's first token, `(0, imported.f)(...)`, falls in it).
-     */
-    start(offset) {
-      if (offset <= 0) return 0;
-      for (let i = firstAtOrAfter(offset) - 1; i >= 0; i--) if (toB[i] >= 0) return nextB(toB[i]);
-      return 0;
-    },
-    /**
-     * A range ending at `offset` (exclusive) ends after the counterpart of its last token; when that token has none
-     * (`void 0` where the other code says `undefined`), before the counterpart of the next token that has one.
-     */
-    end(offset) {
-      if (offset >= from.code.length) return to.code.length;
-      const last = firstAtOrAfter(offset) - 1;
-      if (last >= 0 && toB[last] >= 0) return tb[toB[last]][1];
-      for (let i = last + 1; i < ta.length; i++) if (toB[i] >= 0) return tb[toB[i]][0];
-      return to.code.length;
+    ranges(start, end) {
+      if (start <= 0 && end >= from.code.length) return [[0, to.code.length]];
+      const first = firstAtOrAfter(start);
+      const last = firstAtOrAfter(end) - 1;
+      const js = [];
+      let lastPaired = -1;
+      for (let i = first; i <= last; i++) {
+        if (toB[i] < 0) continue;
+        js.push(toB[i]);
+        lastPaired = toB[i];
+      }
+      if (js.length === 0) {
+        // Only tokens without a counterpart (`void 0` where Vite says `undefined`): what lies between the
+        // counterparts of the tokens around it.
+        let before = first - 1;
+        while (before >= 0 && toB[before] < 0) before--;
+        let beyond = last + 1;
+        while (beyond < ta.length && toB[beyond] < 0) beyond++;
+        const from_ = before >= 0 ? startOf(toB[before] + 1) : 0;
+        const to_ = beyond < ta.length ? startOf(toB[beyond]) : to.code.length;
+        return from_ < to_ ? [[from_, to_]] : [];
+      }
+      js.sort((x, y) => x - y);
+      const out = [];
+      let runStart = js[0];
+      for (let k = 1; k <= js.length; k++) {
+        // A run ends where a token paired with code outside the range lies between two of the range's own.
+        if (k < js.length && pairedBefore[js[k]] - pairedBefore[js[k - 1] + 1] === 0) continue;
+        const runEnd = js[k - 1];
+        let endOffset = tb[runEnd][1];
+        // A range whose last token has no counterpart ends before the next paired token instead.
+        if (toB[last] < 0 && runEnd === lastPaired) endOffset = until(runEnd + 1);
+        // The run begins right after the paired token before it (taking in what Vite adds in front, see `after`),
+        // unless the token before its own counterpart has none and lies outside the range (`void 0 : x`, `undefined
+        // : x`: `undefined` goes with `void 0`, not with the range that starts at the colon).
+        let before = toA[runStart] - 1;
+        while (before >= 0 && xa[before]) before--; // what tsx adds (its function naming) is neither
+        const lead = before < 0 || before >= first || toB[before] >= 0;
+        out.push([lead ? after(runStart) : tb[runStart][0], endOffset]);
+        runStart = js[k];
+      }
+      return out;
     },
   };
 }
 
-/** The V8 function coverage of `functions`, measured over `from`, as ranges over `to` (see translator). */
+/** The V8 function coverage of `functions`, measured over one code, as ranges over another (see translator). */
 export function translateFunctions(functions, t) {
   return functions.map((f) => ({
     ...f,
-    ranges: f.ranges.map((r) => {
-      const startOffset = t.start(r.startOffset);
-      return { startOffset, endOffset: Math.max(startOffset, t.end(r.endOffset)), count: r.count };
-    }),
+    ranges: f.ranges.flatMap((r) =>
+      t
+        .ranges(r.startOffset, r.endOffset)
+        .map(([startOffset, endOffset]) => ({ startOffset, endOffset, count: r.count })),
+    ),
   }));
 }
 
@@ -404,10 +438,12 @@ export function widenedProvider(V8CoverageProvider, envName) {
       const took = performance.now() - started;
       this.widenedFiles = widened.map.files();
       const map = await super.generateCoverage(options);
+      if (widened.check) this.writeForksOnly(map, widened.map);
       map.merge(widened.map);
       this.ctx.logger.log(
         `Coverage of worker threads, child processes and the browser: ${widened.profiles} profiles, ` +
-          `${widened.files} files merged in ${(took / 1000).toFixed(1)} s`,
+          `${widened.files} files merged in ${(took / 1000).toFixed(1)} s` +
+          (widened.check ? ` (${(widened.check.took / 1000).toFixed(1)} s of it the translation check)` : ''),
       );
       if (widened.unmapped.length) {
         process.exitCode = 1;
@@ -416,6 +452,27 @@ export function widenedProvider(V8CoverageProvider, envName) {
         );
       }
       return map;
+    }
+
+    /**
+     * With COVERAGE_CHECK=1, coverage-forks-only.json beside the report: what vitest's forks alone measured (the
+     * files only other processes ran at zero), per file and in total, for comparison.
+     */
+    writeForksOnly(forks, widened) {
+      const only = this.createCoverageMap();
+      only.merge(JSON.parse(JSON.stringify(forks.toJSON())));
+      for (const file of widened.files()) {
+        if (only.files().includes(file)) continue;
+        const zero = JSON.parse(JSON.stringify(widened.fileCoverageFor(file).toJSON()));
+        for (const k of Object.keys(zero.s)) zero.s[k] = 0;
+        for (const k of Object.keys(zero.f)) zero.f[k] = 0;
+        for (const k of Object.keys(zero.b)) zero.b[k] = zero.b[k].map(() => 0);
+        only.merge({ [file]: zero });
+      }
+      const files = Object.fromEntries(only.files().map((f) => [f, only.fileCoverageFor(f).toSummary().toJSON()]));
+      const out = { total: only.getCoverageSummary().toJSON(), ...files };
+      mkdirSync(this.options.reportsDirectory, { recursive: true });
+      writeFileSync(join(this.options.reportsDirectory, 'coverage-forks-only.json'), JSON.stringify(out));
     }
 
     // Files the other processes cover are converted here, not again as files no test loaded.
@@ -430,7 +487,7 @@ export function widenedProvider(V8CoverageProvider, envName) {
       const transform = this.createUncoveredFileTransformer(this.ctx);
       // COVERAGE_CHECK=1: each carried-over file is also read directly from the code that ran, and the items both
       // readings hold (same place in the source) are compared: they must agree on what ran.
-      const check = process.env.COVERAGE_CHECK === '1' ? { compared: 0, differ: [] } : undefined;
+      const check = process.env.COVERAGE_CHECK === '1' ? { items: 0, compared: 0, differ: [], took: 0 } : undefined;
       for (const s of scripts) {
         // The code vitest's conversion reads for this file (the same Vite transform its forks ran).
         const target = await this.getSources(s.source, transform);
@@ -441,16 +498,19 @@ export function widenedProvider(V8CoverageProvider, envName) {
         const t = translator({ code: s.code, map: s.map }, target, s.source);
         const carried = await this.remapCoverage(s.source, 0, target, translateFunctions(s.functions, t));
         if (check) {
+          const checking = performance.now();
           const file = fileURLToPath(s.source);
           const direct = await this.remapCoverage(s.source, 0, { code: s.code, map: s.map }, s.functions);
           compareCoverage(direct[file], carried[file], check);
+          check.took += performance.now() - checking;
         }
         map.merge(carried);
       }
       if (check) {
         const differ = check.differ.length;
         this.ctx.logger.log(
-          `Translation check: ${check.compared} statements, functions and branches found in both readings, ` +
+          `Translation check: of ${check.items} statements, functions and branches carried over, ${check.compared} ` +
+            `found in both readings, ` +
             `${differ} covered in one only${differ ? `:\n  ${check.differ.slice(0, 20).join('\n  ')}` : ''}`,
         );
       }
@@ -467,7 +527,7 @@ export function widenedProvider(V8CoverageProvider, envName) {
         for (const file of Object.keys(data)) if (!isIncluded(file)) delete data[file];
         map.merge(data);
       }
-      return { map, unmapped, profiles, files: map.files().length };
+      return { map, unmapped, profiles, files: map.files().length, check };
     }
   }
   return new WidenedCoverageProvider();
@@ -482,6 +542,7 @@ function compareCoverage(a, b, check) {
     ['branch', 'branchMap', 'b', (b) => b.type + b.locations.map(key).join(), (c) => c.map((n) => n > 0).join()],
   ];
   for (const [kind, mapName, hits, keyOf, covered] of kinds) {
+    check.items += Object.keys(b[mapName]).length;
     const inA = new Map(Object.entries(a[mapName]).map(([id, item]) => [keyOf(item), id]));
     for (const [id, item] of Object.entries(b[mapName])) {
       const idA = inA.get(keyOf(item));
