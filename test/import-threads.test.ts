@@ -8,15 +8,21 @@ import { estimatedPeak, importInThreads } from '../src/import/parallel.js';
 import { GRAPH_FILE } from '../src/routing/graph.js';
 import { cli } from './helpers/cli.js';
 import { MONACO_PBF } from './helpers/fixtures.js';
+import { withoutGazetteer } from './helpers/gazetteer.js';
 
 describe('importers side by side, one thread each, on one read of the file', () => {
   const root = mkdtempSync(join(tmpdir(), 'svcmaps-threads-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  /** Imports Monaco in two threads into a fresh directory, recording which importer reported which stage when. */
+  /**
+   * Imports Monaco in two threads into a fresh directory, recording which importer reported which stage when. The
+   * directory starts without the embedded gazetteer: what is checked here is how the importers share reads and
+   * threads, and places counts only what it imports.
+   */
   async function importMonaco(name: string, memoryBytes: number, pbfBytes: number, file = MONACO_PBF) {
     const dir = join(root, name);
     await cli('keys', 'list', '--data', dir); // prepares the directory
+    withoutGazetteer(dir);
     const events: Array<{ name: string; stage: string; at: number }> = [];
     const summaries = await importInThreads(
       IMPORTERS,
@@ -80,6 +86,7 @@ describe('importers side by side, one thread each, on one read of the file', () 
 
   it('`svcmaps import` of a broken file fails in one line and leaves the imported data in service', async () => {
     const dir = join(root, 'cli');
+    withoutGazetteer(dir); // (as in importMonaco)
     const first = await cli('import', MONACO_PBF, '--data', dir, '--json');
     expect(first.code, first.err).toBe(0);
     expect((JSON.parse(first.out) as Array<{ importer: string }>).map((s) => s.importer).sort()).toEqual([
