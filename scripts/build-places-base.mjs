@@ -11,6 +11,8 @@ const inputs = [
   '../dist/places/sources/gazetteer.js',
   '../dist/places/sources/countries.js',
   '../dist/store/places/builder.js',
+  '../dist/store/places/columns-file.js',
+  '../dist/store/places/index-db.js',
   '../dist/store/places/schema.js',
   '../dist/core/normalize.js',
 ];

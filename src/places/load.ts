@@ -4,6 +4,7 @@ import { packagePath } from '../resources/paths.js';
 import { PlacesBuilder } from '../store/places/builder.js';
 import { PlacesIndex, placesFileVersion } from '../store/places/index-db.js';
 import { PLACES_FILE, PLACES_SCHEMA_VERSION } from '../store/places/schema.js';
+import { columnsFileOf } from '../store/places/columns-file.js';
 import { gazetteerPlaces, GAZETTEER_SOURCE } from './sources/gazetteer.js';
 
 /** Built once by `npm install` (prepare) so a fresh data directory starts in a second, not in twenty. */
@@ -41,13 +42,21 @@ export async function ensurePlacesDb(dataDir: string): Promise<'present' | 'copi
 
 async function installBase(file: string): Promise<'copied' | 'built'> {
   if (existsSync(BASE_PLACES) && placesFileVersion(BASE_PLACES) === PLACES_SCHEMA_VERSION) {
-    const tmp = `${file}.copy-${process.pid}`;
-    copyFileSync(BASE_PLACES, tmp, constants.COPYFILE_FICLONE);
-    renameSync(tmp, file);
+    // the scoring columns first (when the base has them), so a places thread never pairs the new file with old ones
+    const columns = columnsFileOf(BASE_PLACES);
+    if (existsSync(columns)) copyInto(columns, columnsFileOf(file));
+    copyInto(BASE_PLACES, file);
     return 'copied';
   }
   await buildGazetteer(file);
   return 'built';
+}
+
+/** Copies `from` to `to` through a temporary file renamed over it (a reader never sees half of it). */
+function copyInto(from: string, to: string): void {
+  const tmp = `${to}.copy-${process.pid}`;
+  copyFileSync(from, tmp, constants.COPYFILE_FICLONE);
+  renameSync(tmp, to);
 }
 
 export function openPlacesIndex(dataDir: string): PlacesIndex | undefined {

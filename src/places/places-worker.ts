@@ -4,6 +4,7 @@
  */
 import { BroadcastChannel, receiveMessageOnPort } from 'node:worker_threads';
 import type { LatLng } from '../core/geo.js';
+import { processWarnings } from '../core/log.js';
 import { serveTasks } from '../limits/worker-host.js';
 import { PlacesIndex, type ScoringColumns } from '../store/places/index-db.js';
 import { reverse } from './reverse.js';
@@ -80,6 +81,8 @@ serveTasks<{ index: PlacesIndex; init: PlacesInit }>(
     const init = data as PlacesInit;
     // scoring columns in memory before the thread says ready, read by one thread and shared (a reload too)
     const index = warmInTurn(init);
+    // a thread has no app logger: a process warning reaches the server's stderr
+    if (index.columnsNote) processWarnings.warn('places scoring columns', { note: index.columnsNote });
     previous?.index.close();
     return { index, init };
   },

@@ -1,5 +1,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { columnsFileOf } from './columns-file.js';
+import { PlacesIndex } from './index-db.js';
 import { articleVariants, normalizeText, tokenize } from '../../core/normalize.js';
 import {
   CONTEXT_MARK,
@@ -148,6 +150,9 @@ export class PlacesBuilder {
     db.exec("INSERT INTO places_fts(places_fts) VALUES('optimize')");
     db.pragma(`user_version = ${PLACES_SCHEMA_VERSION}`);
     db.close();
+    // the scoring columns beside it first: a server warming meanwhile finds them of another generation than the
+    // places.db it has open and reads that one's rows instead
+    PlacesIndex.writeColumnsFileOf(this.tmp, columnsFileOf(this.finalPath));
     renameSync(this.tmp, this.finalPath);
   }
 

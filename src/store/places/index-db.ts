@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { columnsFileOf, readColumnsFile, writeColumnsFile } from './columns-file.js';
 import type { PlaceRow } from './schema.js';
 
 /**
@@ -66,8 +67,12 @@ export class PlacesIndex {
   /** Whether they include two-character words' (NEAR_TOKENS_VERSION 2). */
   readonly nearShortWords: boolean;
   private cols: ScoringColumns | undefined;
+  /** Where the scoring columns came from once read: the columns file beside places.db, or a pass over its rows. */
+  columnsFrom: 'file' | 'places.db' | undefined;
+  /** Why the columns file was not used or not written, when it was not (the caller logs it). */
+  columnsNote: string | undefined;
 
-  constructor(file: string) {
+  constructor(private readonly file: string) {
     this.db = new Database(file, { readonly: true, fileMustExist: true });
     this.fts = this.db.prepare<[string, number], { rowid: number }>(
       'SELECT rowid FROM places_fts WHERE places_fts MATCH ? LIMIT ?',
@@ -112,7 +117,46 @@ export class PlacesIndex {
    * threads) never pays their memory or their seconds of loading.
    */
   private columns(): ScoringColumns {
-    return (this.cols ??= readColumns(this.db, this.generation, this.count + 1));
+    return (this.cols ??= this.loadColumns());
+  }
+
+  /**
+   * From the columns file beside places.db when it matches this file (milliseconds), else one pass over the rows
+   * (seconds on a country), then written there for the next start (columns-file.ts).
+   */
+  private loadColumns(): ScoringColumns {
+    const side = columnsFileOf(this.file);
+    const size = this.count + 1;
+    try {
+      const stored = readColumnsFile(side, this.generation, size);
+      if (stored) {
+        this.columnsFrom = 'file';
+        return stored;
+      }
+    } catch (e) {
+      this.columnsNote = `${side} unreadable (${(e as Error).message}); read from places.db instead`;
+    }
+    const cols = readColumns(this.db, this.generation, size);
+    this.columnsFrom = 'places.db';
+    try {
+      writeColumnsFile(side, cols);
+    } catch (e) {
+      this.columnsNote = `${side} not written (${(e as Error).message}); the next start reads places.db again`;
+    }
+    return cols;
+  }
+
+  /**
+   * Writes the columns file of the places.db at `file` as `to` (the builder does, before it renames a new places.db
+   * over the live one, so the first start after an import maps them in rather than making a pass over the rows).
+   */
+  static writeColumnsFileOf(file: string, to: string): void {
+    const index = new PlacesIndex(file);
+    try {
+      writeColumnsFile(to, readColumns(index.db, index.generation, index.count + 1));
+    } finally {
+      index.close();
+    }
   }
 
   /** Reads the scoring columns now (a places thread does, before it reports ready). */
