@@ -7,6 +7,7 @@ import { CLI } from './helpers/cli.js';
 import { startPlacesServer, errorCode, type TestServer } from './helpers/app.js';
 import { haversineMeters } from '../src/core/geo.js';
 import { MONACO_PBF, OSM_FIXTURES } from './helpers/fixtures.js';
+import { regionalGazetteer } from './helpers/gazetteer.js';
 import { PlacesIndex } from '../src/store/places/index-db.js';
 import { PLACES_FILE, cellToken, nearExpression } from '../src/store/places/schema.js';
 import { inspectDataDir } from '../src/ops/status.js';
@@ -176,6 +177,9 @@ describe('OSM imports through the CLI', () => {
   let H: Record<string, string>;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'svcmaps-import-'));
+    // The gazetteer's places in the countries searched here (Jordan, Egypt, Monaco), carried over by every import as
+    // the whole of it would be; the embedded gazetteer itself is searched above.
+    await regionalGazetteer(dir, ['jo', 'eg', 'mc']);
     for (const f of ['monaco.osm.pbf', 'egypt-osm-nodes.geojsonl.gz']) {
       const r = spawnSync(
         process.execPath,
