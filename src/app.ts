@@ -132,6 +132,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     jwtPerMinute: config.limits.jwt_per_minute,
     jwtDaily: config.limits.default_daily,
     nowS,
+    log,
   });
   const meter = new Meter(cluster?.usage ?? new UsageRepo(db), log, o.meterFlushMs ?? 1000);
   const hot = new HotTier(config.cache.memory_bytes);
@@ -160,15 +161,16 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
       p.autocomplete.concurrency,
       p.autocomplete.queue,
       'AUTOCOMPLETE_BACKPRESSURE',
+      log,
     ),
-    geocode: new Pool('geocode', p.geocode.concurrency, p.geocode.queue, 'GEOCODE_BACKPRESSURE'),
-    reverse: new Pool('reverse', p.reverse.concurrency, p.reverse.queue, 'REVERSE_BACKPRESSURE'),
-    place: new Pool('place', p.place.concurrency, p.place.queue, 'PLACE_BACKPRESSURE'),
+    geocode: new Pool('geocode', p.geocode.concurrency, p.geocode.queue, 'GEOCODE_BACKPRESSURE', log),
+    reverse: new Pool('reverse', p.reverse.concurrency, p.reverse.queue, 'REVERSE_BACKPRESSURE', log),
+    place: new Pool('place', p.place.concurrency, p.place.queue, 'PLACE_BACKPRESSURE', log),
   };
   // Named here (not inline) so /metrics can report their occupancy beside the places pools.
   const routePools = {
-    directions: new Pool('directions', p.directions.concurrency, p.directions.queue, 'DIRECTIONS_BACKPRESSURE'),
-    prefetch: new Pool('prefetch', config.prefetch.concurrency, 0, 'DIRECTIONS_BACKPRESSURE'),
+    directions: new Pool('directions', p.directions.concurrency, p.directions.queue, 'DIRECTIONS_BACKPRESSURE', log),
+    prefetch: new Pool('prefetch', config.prefetch.concurrency, 0, 'DIRECTIONS_BACKPRESSURE', log),
   };
   // The built-in router's graph is loaded in the background (loadRoads below), never on the way to listening: until
   // it is in service the no-graph engine answers (the degraded line). An upstream engine needs no load.
@@ -258,7 +260,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
   meter.start();
 
   // A new import swaps in a new places engine; answers cached under the old index generation are never served.
-  const reloads = new ReloadHooks();
+  const reloads = new ReloadHooks(undefined, log);
   if (!o.places) {
     reloads.register('places', async () => {
       const next = openPlacesIndex(dir.root);

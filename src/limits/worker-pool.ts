@@ -1,4 +1,5 @@
 import type { Worker } from 'node:worker_threads';
+import { processWarnings } from '../core/log.js';
 import { startModuleWorker } from '../core/module-worker.js';
 import { AppError, type ErrorCode } from '../core/errors.js';
 import { READY, type HostData, type HostReply, type HostRequest } from './worker-host.js';
@@ -325,7 +326,9 @@ export class WorkerPool {
     setTimeout(respawn, Math.min(30_000, 100 * 2 ** this.startFailures)).unref();
   }
 
-  private crashed(slot: Slot, _e: Error): void {
+  private crashed(slot: Slot, e: Error): void {
+    // the pool has no app logger (its owners are engines): a process warning reaches the server's stderr
+    if (!this.closed && !slot.dead) processWarnings.warn(`${this.o.name} thread failed; replacing it`, { error: e.message });
     this.replace(slot);
   }
 }
