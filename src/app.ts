@@ -78,9 +78,9 @@ export interface App {
   reloads: ReloadHooks;
   listen(): Promise<RunningServer>;
   /**
-   * Settles when the background start-up load (road graph and routing threads, places threads) has ended, however
-   * it ended. The server answers meanwhile (directions with the degraded line, searches once a places thread is up);
-   * callers that need real routes and searches at once await it.
+   * Settles when the background start-up load (road graph and routing threads, places threads, then the routing
+   * warm-up) has ended, however it ended. The server answers meanwhile: routes and searches wait for their engine
+   * within their own budgets. Callers that measure steady-state speed await it.
    */
   loaded: Promise<void>;
   /** The admin metrics port, when metrics.port is set and listen() ran. */
@@ -298,7 +298,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
       )
     : undefined;
   if (engineIn) directions.whileLoading(engineIn);
-  // Routes are real from the first routing thread; `loaded` and /readyz wait for every one of them, then for their
+  // Routes are real from the first routing thread; /readyz waits for every one of them, `loaded` also for their
   // warm-up, which starts once the places threads are up too (its CPU would slow their start). The warm-up yields
   // to real queries (PooledRouter.warmUp).
   const loadRoads = async (): Promise<void> => {
@@ -306,6 +306,9 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     if (!loadedEngine) return;
     const { engine, state } = loadedEngine;
     await engine.whenWarm?.();
+    // Ready once every routing thread is set up: the warm-up that follows yields to real queries (they never wait
+    // behind it), so /readyz need not wait for it; `loaded` does.
+    routingState = state;
     if (config.routing.warm_routes > 0 && engine.warmUp) {
       await placesUp;
       if (!closed) {
@@ -313,7 +316,6 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
         log.info('routing warm-up done', { routes: warm.routes, failed: warm.failed, last_error: warm.lastError });
       }
     }
-    routingState = state;
   };
   const roadsLoaded = builtinRouting
     ? loadRoads().catch((e: unknown) => {

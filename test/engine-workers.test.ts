@@ -259,7 +259,7 @@ describe('routing deadlines and reload', () => {
     }
   });
 
-  it('the routing threads warm up before the server says ready; the warm-up caches nothing', async () => {
+  it('the routing threads warm up before app.loaded settles; the warm-up caches nothing', async () => {
     const d = mkdtempSync(join(tmpdir(), 'svcmaps-engine-warm-'));
     await roadsImporter.run(MONACO_PBF, d, () => undefined, new AbortController().signal);
     const s = await startServer({ data_dir: d, routing: { threads: 2, warm_routes: 30 } }); // awaits `loaded`
@@ -274,6 +274,29 @@ describe('routing deadlines and reload', () => {
       expect(st.inline!.answered).toBeGreaterThan(0);
       expect((await s.get('/readyz')).status).toBe(200);
       expect(s.app.services.hotTier().answers.entries).toBe(0);
+      const H = { 'X-API-Key': s.key().key };
+      expect((await (await s.post('/maps/v1/directions', body(), H)).json()).data).toMatchObject({ source: 'fresh' });
+    } finally {
+      await s.close();
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  it('/readyz says ready once the routing threads are set up, while their warm-up still runs', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'svcmaps-engine-warming-'));
+    await roadsImporter.run(MONACO_PBF, d, () => undefined, new AbortController().signal);
+    // routingHooks: the helper does not await `loaded`, which waits for a warm-up of 100,000 routes (6 s at most)
+    const s = await startServer({ data_dir: d, routing: { threads: 2, warm_routes: 100_000 } }, { routingHooks: {} });
+    let loaded = false;
+    void s.app.loaded.then(() => (loaded = true));
+    try {
+      for (let r = await s.get('/readyz'); r.status !== 200; r = await s.get('/readyz'))
+        await new Promise((res) => setTimeout(res, 20));
+      const engine = s.app.services.directions.engine as PooledRouter;
+      const before = engine.stats!.completed + engine.stats!.inline!.answered;
+      while (engine.stats!.completed + engine.stats!.inline!.answered === before)
+        await new Promise((res) => setTimeout(res, 20));
+      expect(loaded).toBe(false); // still warming up, and ready
       const H = { 'X-API-Key': s.key().key };
       expect((await (await s.post('/maps/v1/directions', body(), H)).json()).data).toMatchObject({ source: 'fresh' });
     } finally {
