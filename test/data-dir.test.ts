@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { cli } from './helpers/cli.js';
 import { startPlacesServer } from './helpers/app.js';
 import { MONACO_PBF } from './helpers/fixtures.js';
+import { regionalGazetteer } from './helpers/gazetteer.js';
 import { SECRET_FILE } from '../src/store/data-dir.js';
 
 const CASINO = '/maps/v1/autocomplete?q=Casino&lat=43.739&lng=7.427';
@@ -29,7 +30,10 @@ describe('a prepared data directory carried to another path serves as it is', ()
     base = mkdtempSync(join(tmpdir(), 'svcmaps-carry-'));
     prepared = join(base, 'prepared', 'data');
     carried = join(base, 'field', 'svcmaps-data');
-    // Prepare: import Monaco (places, roads, render), create a key, store a tile, seed a polygon.
+    // Prepare: import Monaco (places, roads, render), create a key, store a tile, seed a polygon. The places are
+    // imported beside the gazetteer's places of Monaco, not all 200,000 (the import rebuilds the search index over
+    // every carried place).
+    await regionalGazetteer(prepared, ['mc']);
     const imp = await cli('import', MONACO_PBF, '--data', prepared, '--json');
     expect(imp.code, imp.err).toBe(0);
     const s = await startPlacesServer(prepared);
