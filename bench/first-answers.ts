@@ -83,7 +83,7 @@ interface Row {
   load: string;
   livezMs: number[];
   readyzMs: number[];
-  searches: { asked: number; found: number; expired: number };
+  searches: { asked: number; found: number; expired: number; missed: string[] };
   routes: { asked: number; real: number; unroutable: number; straight: number; other: number };
 }
 
@@ -139,6 +139,7 @@ async function oneStart(template: string, points: { lat: number; lng: number }[]
         if (b.data?.source === 'budget_expired') row.searches.expired++;
         const top = b.data?.predictions?.[0];
         if (top && want.test(`${top.name ?? ''} ${top.address ?? ''}`)) row.searches.found++;
+        else row.searches.missed.push(`${q}: ${b.data?.source} ${top ? `${top.name}, ${top.address}` : 'none'}`);
       }),
     );
     const routes = points
@@ -202,7 +203,7 @@ async function main() {
         load: load === 'busy' ? `busy (${BUSY} spinning)` : 'quiet',
         livezMs: [],
         readyzMs: [],
-        searches: { asked: 0, found: 0, expired: 0 },
+        searches: { asked: 0, found: 0, expired: 0, missed: [] },
         routes: { asked: 0, real: 0, unroutable: 0, straight: 0, other: 0 },
       };
       for (let i = 0; i < RUNS; i++) {
@@ -227,6 +228,8 @@ async function main() {
       2,
     ),
   );
+  for (const r of rows)
+    if (r.searches.missed.length) console.log(`${r.data}, ${r.load}: ${r.searches.missed.join('; ')}`);
   console.log(`first answers after a start (${RUNS} starts a row, medians; commit ${git})`);
   console.log(
     '| data | load | /livez ms | /readyz ms | /readyz - /livez | capitals found | routes real / 422 / straight / other |',

@@ -70,14 +70,33 @@ const bareOf = (s: string) => (s.startsWith('ال') ? s.slice(2) : s);
 const NAME_SCORES = [1, 0.9, 0.7] as const;
 const CONTEXT_SCORES = [0.95, 0.85, 0.45] as const;
 
+/**
+ * An exact match of one of a place's other names (GeoNames alternate names: old, foreign or colloquial ones) scores
+ * a little below an exact match of its own name, so "rome" finds Rome before Lomé, one of whose alternate names is
+ * "Rome", and a tie between two own names is still decided by importance and distance.
+ */
+const ALTERNATE_EXACT = 0.97;
+
+/**
+ * The place's own names (name, English, Arabic) come first in its search names and are the ones its address
+ * context entries are made of (builder.ts searchFields); the first entry always is one.
+ */
+function isOwnName(names: string[], i: number): boolean {
+  if (i === 0) return true;
+  const name = names[i]!;
+  return names.some((e) => e.startsWith(CONTEXT_MARK) && e.startsWith(name + ' ', 1));
+}
+
 function textScore(qNorm: string, qTokens: string[], names: string[]): number {
   let best = 0;
-  for (const entry of names) {
+  for (let i = 0; i < names.length; i++) {
+    const entry = names[i]!;
     const ctx = entry.startsWith(CONTEXT_MARK);
     const name = ctx ? entry.slice(1) : entry;
     const [exact, prefix, tokens] = ctx ? CONTEXT_SCORES : NAME_SCORES;
     const bare = bareOf(name);
-    if (name === qNorm || bare === qNorm) best = Math.max(best, exact);
+    if (name === qNorm || bare === qNorm)
+      best = Math.max(best, ctx || isOwnName(names, i) ? exact : exact * ALTERNATE_EXACT);
     else if (name.startsWith(qNorm) || bare.startsWith(qNorm))
       best = Math.max(best, prefix - Math.min(0.15, (name.length - qNorm.length) * 0.01));
     else if (best < tokens) {
