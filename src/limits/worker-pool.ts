@@ -328,7 +328,8 @@ export class WorkerPool {
 
   private crashed(slot: Slot, e: Error): void {
     // the pool has no app logger (its owners are engines): a process warning reaches the server's stderr
-    if (!this.closed && !slot.dead) processWarnings.warn(`${this.o.name} thread failed; replacing it`, { error: e.message });
+    if (!this.closed && !slot.dead)
+      processWarnings.warn(`${this.o.name} thread failed; replacing it`, { error: e.message });
     this.replace(slot);
   }
 }
