@@ -1,13 +1,15 @@
 /**
  * The first answers after a start, as a client meets them after a restart: `svcmaps serve` (the built CLI) is spawned
  * and asked at once, without waiting for /readyz. For each data directory (the embedded default; Liechtenstein
- * imported from test/fixtures/osm/; optionally a country with BENCH_PBF=<file.osm.pbf>), quiet and with both cores
+ * imported from test/fixtures/osm/; optionally a country with BENCH_PBF=<file.osm.pbf>, or a data directory already
+ * imported with BENCH_DATA=<dir>, used in place: its store is removed before each start), quiet and with both cores
  * kept busy by other processes (BENCH_BUSY processes spinning, default the number of cores):
  * - ms from spawn to /livez, to /readyz, and /readyz minus /livez;
  * - 30 autocompletes for capital cities sent together as soon as /livez answers: how many return the city;
  * - (with roads) 150 routes between random road nodes sent 10 at a time as soon as /livez answers: how many are real
  *   routes, genuine 422s, or the degraded straight line.
- * Runs: BENCH_RUNS (default 3) starts per row; medians of the times, totals of the answers.
+ * BENCH_ONLY_DATA=1 measures only BENCH_DATA / BENCH_PBF. Runs: BENCH_RUNS (default 3) starts per row; medians of
+ * the times, totals of the answers.
  * Results: bench/results/first-answers.json and a table on stdout.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -115,9 +117,17 @@ async function roadPoints(dataDir: string): Promise<{ lat: number; lng: number }
   });
 }
 
-async function oneStart(template: string, points: { lat: number; lng: number }[] | undefined, row: Row) {
-  const dir = mkdtempSync(join(tmpdir(), 'svcmaps-first-'));
-  cpSync(template, dir, { recursive: true });
+async function oneStart(
+  template: string,
+  inPlace: boolean,
+  points: { lat: number; lng: number }[] | undefined,
+  row: Row,
+) {
+  // a fresh store each start: an earlier start's answer cache would answer instead of the engines
+  const dir = inPlace ? template : mkdtempSync(join(tmpdir(), 'svcmaps-first-'));
+  if (inPlace)
+    for (const f of ['svcmaps.db', 'svcmaps.db-wal', 'svcmaps.db-shm']) rmSync(join(dir, f), { force: true });
+  else cpSync(template, dir, { recursive: true });
   const key = (
     JSON.parse(cli(['keys', 'create', '--data', dir, '--json', '--per-minute', '1000000'])) as { key: string }
   ).key;
@@ -170,7 +180,7 @@ async function oneStart(template: string, points: { lat: number; lng: number }[]
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
-    rmSync(dir, { recursive: true, force: true });
+    if (!inPlace) rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -179,7 +189,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function main() {
   const work = mkdtempSync(join(tmpdir(), 'svcmaps-first-bench-'));
   process.once('exit', () => rmSync(work, { recursive: true, force: true }));
-  const datasets: { name: string; dir: string; points?: { lat: number; lng: number }[] }[] = [];
+  const datasets: { name: string; dir: string; inPlace?: boolean; points?: { lat: number; lng: number }[] }[] = [];
   const embedded = join(work, 'embedded');
   mkdirSync(embedded);
   cli(['selftest', '--help']); // the CLI runs at all
@@ -195,6 +205,8 @@ async function main() {
     cli(['import', pbf, '--data', dir, '--only', 'roads,places']);
     datasets.push({ name, dir, points: await roadPoints(dir) });
   }
+  const given = process.env.BENCH_DATA;
+  if (given) datasets.push({ name: given, dir: given, inPlace: true, points: await roadPoints(given) });
   const rows: Row[] = [];
   for (const d of datasets) {
     for (const load of ['quiet', 'busy'] as const) {
@@ -209,7 +221,7 @@ async function main() {
       for (let i = 0; i < RUNS; i++) {
         const spinners = load === 'busy' ? busy(BUSY) : [];
         try {
-          await oneStart(d.dir, d.points, row);
+          await oneStart(d.dir, !!d.inPlace, d.points, row);
         } finally {
           for (const s of spinners) s.kill('SIGKILL');
         }
