@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type TestServer } from './helpers/app.js';
@@ -29,12 +29,10 @@ interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
-  ms: number;
 }
 
 /** One request on a fresh connection from a chosen local address (so the proxy sees that address as the client). */
 function call(base: string, path: string, from: string, headers: Record<string, string> = {}): Promise<Answer> {
-  const started = performance.now();
   return new Promise((resolve, reject) => {
     const r = request(base + path, { localAddress: from, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
@@ -44,7 +42,6 @@ function call(base: string, path: string, from: string, headers: Record<string, 
           status: res.statusCode ?? 0,
           headers: res.headers,
           body: Buffer.concat(chunks).toString('latin1'),
-          ms: performance.now() - started,
         }),
       );
       res.on('error', reject);
@@ -114,19 +111,52 @@ const tmpDirs: string[] = [];
 beforeAll(async () => {
   if (!haveNginx && !haveHaproxy) return;
   app = await startServer({
-    http: { trusted_proxy_header: 'X-Forwarded-For' },
+    http: { trusted_proxy_header: 'X-Forwarded-For', request_timeout_ms: 120_000 },
     limits: { tile_ip_per_minute: TILE_IP_LIMIT },
+    tiles: { timeout_ms: 120_000 },
   });
   key = app.key().key;
   token = await tileToken(app);
-});
+  // The tile the proxies are asked for, drawn here once (straight from the tile service: no address is charged): the
+  // render threads start with it, which on a busy machine takes seconds (hence the patient tile timeout). Through
+  // the proxies it comes from memory.
+  const drawn = await app.app.services.tiles.tile({ z: 0, x: 0, y: 0, scale: 1, format: 'png', prefetch: false });
+  expect(drawn?.source).toBe('fresh');
+}, 120_000);
 afterAll(async () => {
   await app?.close();
   for (const d of tmpDirs) rmSync(d, { recursive: true, force: true });
 });
 
+/**
+ * A connection to the app that sends nothing. The app closes it after its idle timeout (~10 s): the timeout that
+ * would end a request the app never answered.
+ */
+function idleConnection(): Promise<{ closed: () => string | undefined; end: () => void }> {
+  return new Promise((resolve, reject) => {
+    const c = connect(Number(new URL(app.url).port), '127.0.0.1');
+    let closed: string | undefined;
+    c.on('error', (e) => (closed = `failed: ${e.message}`));
+    c.once('close', () => (closed ??= 'closed by the app'));
+    c.once('connect', () => resolve({ closed: () => closed, end: () => c.destroy() }));
+    c.once('close', () => reject(new Error(`idle connection to the app: ${closed}`))); // (no effect once connected)
+  });
+}
+
 /** /livez, a keyed search and a tile through a proxy, each answered at once (HTTP/1.0 to the app would hang ~10 s). */
 async function answersThrough(base: string, from: string): Promise<void> {
+  // At once, not when the app's idle timeout ends a request it could not read: a connection opened before them and
+  // left idle, which that timeout closes, is still open once all three are answered.
+  const idle = await idleConnection();
+  try {
+    await answers(base, from);
+    expect(idle.closed()).toBeUndefined();
+  } finally {
+    idle.end();
+  }
+}
+
+async function answers(base: string, from: string): Promise<void> {
   const live = await call(base, '/livez', from);
   expect(live.status, live.body).toBe(200);
   expect(JSON.parse(live.body)).toEqual({ status: 'ok' });
@@ -142,7 +172,6 @@ async function answersThrough(base: string, from: string): Promise<void> {
   expect(tile.status).toBe(200);
   expect(tile.headers['content-type']).toBe('image/png');
   expect(tile.body.slice(1, 4)).toBe('PNG');
-  for (const a of [live, search, tile]) expect(a.ms).toBeLessThan(5000);
 }
 
 /**
