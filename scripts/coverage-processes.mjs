@@ -62,10 +62,20 @@ export async function readProfiles(dir, { isIncluded }) {
   const rootUrl = pathToFileURL(ROOT).href + '/';
   const groups = new Map(); // url + fingerprint of the generated code -> { url, smc, kind, covs: [] }
   const unmapped = [];
+  const cut = [];
   for (const name of names.sort()) {
     const text = readFileSync(join(dir, name), 'utf8');
     if (!text.includes(rootUrl) && !name.startsWith('browser-')) continue; // npm, tsx's loader thread and the like
-    const profile = JSON.parse(text);
+    let profile;
+    try {
+      profile = JSON.parse(text);
+    } catch (e) {
+      // A thread still writing its profile when its process ended (a fork's worker at teardown) leaves it cut
+      // short: reported beside the summary, not counted.
+      if (!(e instanceof SyntaxError)) throw e;
+      cut.push(`${name} (${text.length} bytes: ${e.message})`);
+      continue;
+    }
     if (name.startsWith('browser-')) {
       for (const entry of profile.result) {
         const key = `browser ${entry.url} ${createHash('sha256').update(entry.source).digest('hex')}`;
@@ -121,7 +131,7 @@ export async function readProfiles(dir, { isIncluded }) {
     const map = { ...g.smc.data, sources };
     scripts.push({ url: g.url, source: sources[0], code: found.code, map, functions: merged.functions });
   }
-  return { scripts, bundles, unmapped, profiles: names.length };
+  return { scripts, bundles, unmapped, cut, profiles: names.length };
 }
 
 /** Whether `code` has the recorded line lengths (a process's record may end with tsx's inline source-map line). */
@@ -334,8 +344,12 @@ export function translator(from, to, sourceUrl) {
         lastPaired = toB[i];
       }
       if (js.length === 0) {
-        // Only tokens without a counterpart (`void 0` where Vite says `undefined`): what lies between the
-        // counterparts of the tokens around it.
+        // Code tsx added (its `__name` helper, a class's naming block) has no counterpart at all.
+        let own = false;
+        for (let i = first; i <= last && !own; i++) own = !xa[i];
+        if (!own) return [];
+        // Other tokens without a counterpart (`void 0` where Vite says `undefined`): what lies between the
+        // counterparts of the tokens around them.
         let before = first - 1;
         while (before >= 0 && toB[before] < 0) before--;
         let beyond = last + 1;
@@ -445,6 +459,11 @@ export function widenedProvider(V8CoverageProvider, envName) {
           `${widened.files} files merged in ${(took / 1000).toFixed(1)} s` +
           (widened.check ? ` (${(widened.check.took / 1000).toFixed(1)} s of it the translation check)` : ''),
       );
+      if (widened.cut.length) {
+        this.ctx.logger.log(
+          `Left out, cut short while being written: ${widened.cut.length} profile(s)\n  ${widened.cut.join('\n  ')}`,
+        );
+      }
       if (widened.unmapped.length) {
         process.exitCode = 1;
         this.ctx.logger.error(
@@ -482,7 +501,7 @@ export function widenedProvider(V8CoverageProvider, envName) {
 
     async processesCoverage() {
       const isIncluded = (path) => this.isIncluded(path);
-      const { scripts, bundles, unmapped, profiles } = await readProfiles(this.processesDirectory, { isIncluded });
+      const { scripts, bundles, unmapped, cut, profiles } = await readProfiles(this.processesDirectory, { isIncluded });
       const map = this.createCoverageMap();
       const transform = this.createUncoveredFileTransformer(this.ctx);
       // COVERAGE_CHECK=1: each carried-over file is also read directly from the code that ran, and the items both
@@ -527,7 +546,7 @@ export function widenedProvider(V8CoverageProvider, envName) {
         for (const file of Object.keys(data)) if (!isIncluded(file)) delete data[file];
         map.merge(data);
       }
-      return { map, unmapped, profiles, files: map.files().length, check };
+      return { map, unmapped, cut, profiles, files: map.files().length, check };
     }
   }
   return new WidenedCoverageProvider();
