@@ -1,5 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { GAZETTEER_SOURCE, gazetteerPlaces } from '../../src/places/sources/gazetteer.js';
 import { PlacesBuilder } from '../../src/store/places/builder.js';
@@ -16,10 +15,6 @@ export function withoutGazetteer(dataDir: string): void {
   new PlacesBuilder(join(dataDir, PLACES_FILE)).finish([]);
 }
 
-/** Places indexes built by regionalGazetteer in this process, by their countries; removed as the process ends. */
-const regional = new Map<string, string>();
-let regionalDir: string | undefined;
-
 /**
  * Gives a data directory the places index a fresh one gets, the embedded gazetteer, but with only its places in the
  * given countries (ISO codes, lower case) and its row for each country: the same rows, built the same way, under the
@@ -27,29 +22,18 @@ let regionalDir: string | undefined;
  * rebuilds the search index over every carried place) and search only these countries' places.
  */
 export async function regionalGazetteer(dataDir: string, countries: string[]): Promise<void> {
-  const key = [...countries].sort().join(',');
-  let file = regional.get(key);
-  if (!file) {
-    if (!regionalDir) {
-      const dir = (regionalDir = mkdtempSync(join(tmpdir(), 'svcmaps-gazetteer-')));
-      process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    }
-    file = join(regionalDir, `${key.replace(/,/g, '-')}.db`);
-    const b = new PlacesBuilder(file);
-    let n = 0;
-    try {
-      for await (const p of gazetteerPlaces())
-        if (p.kind === 'country' || countries.includes(p.country ?? '')) {
-          b.add(p);
-          n++;
-        }
-      b.finish([{ source: GAZETTEER_SOURCE, rows: n, file: 'cities500' }]);
-    } catch (e) {
-      b.abort();
-      throw e;
-    }
-    regional.set(key, file);
-  }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  copyFileSync(file, join(dataDir, PLACES_FILE));
+  const b = new PlacesBuilder(join(dataDir, PLACES_FILE));
+  let n = 0;
+  try {
+    for await (const p of gazetteerPlaces())
+      if (p.kind === 'country' || countries.includes(p.country ?? '')) {
+        b.add(p);
+        n++;
+      }
+    b.finish([{ source: GAZETTEER_SOURCE, rows: n, file: 'cities500' }]);
+  } catch (e) {
+    b.abort();
+    throw e;
+  }
 }
