@@ -193,10 +193,11 @@ async function main() {
   const embedded = join(work, 'embedded');
   mkdirSync(embedded);
   cli(['selftest', '--help']); // the CLI runs at all
-  datasets.push({ name: 'embedded default', dir: embedded });
-  const imports: [string, string][] = [
-    ['Liechtenstein', join(ROOT, 'test/fixtures/osm/liechtenstein-2013-08-03.osm.pbf')],
-  ];
+  const only = process.env.BENCH_ONLY_DATA === '1'; // just BENCH_DATA / BENCH_PBF
+  if (!only) datasets.push({ name: 'embedded default', dir: embedded });
+  const imports: [string, string][] = only
+    ? []
+    : [['Liechtenstein', join(ROOT, 'test/fixtures/osm/liechtenstein-2013-08-03.osm.pbf')]];
   if (process.env.BENCH_PBF) imports.push([process.env.BENCH_PBF, process.env.BENCH_PBF]);
   for (const [name, pbf] of imports) {
     const dir = join(work, name.replace(/\W+/g, '_'));
