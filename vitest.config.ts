@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
-// Coverage thresholds: the level a full run measures, less a margin for the paths that differ from run to run (retries,
-// timeouts, a thread still starting when a test ends). They never go below coverage-floor.json, which is only ever
+// Coverage thresholds: the level full runs measure, less a margin for the paths that differ from run to run (retries,
+// timeouts, a thread still starting when a test ends). Two full runs measured 96.2% lines, 94.1% statements,
+// 94.9-95.1% functions and 85.4-85.6% branches. The thresholds never go below coverage-floor.json, which is only ever
 // raised: lowering a floor is a reviewed change of its own, in a commit that says why. A threshold below its floor
 // stops every test run here, so a commit that lowers one alone fails CI.
 const thresholds = { lines: 95.7, statements: 93.6, functions: 94.4, branches: 85.0 };
