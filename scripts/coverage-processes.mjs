@@ -8,10 +8,12 @@
 // functions and branches come from walking one generated code's syntax tree. So that a file keeps one set of items
 // whichever process ran it, ranges measured over tsx's output are carried over to Vite's output of the same file:
 // tokens that both source maps tie to the same position of the source anchor the correspondence, the tokens between
-// two anchors are paired by their text, and each range keeps the first and last token it covers. Vitest's own
-// conversion then counts them, item by item, as it counts its own processes' ranges.
+// two anchors are paired by their text, and each range becomes the stretch (or stretches, where the transforms order
+// the code differently) of Vite's tokens paired with those it covers. Vitest's own conversion then counts them, item
+// by item, as it counts its own processes' ranges. COVERAGE_CHECK=1 reads each file directly from the code that ran
+// as well and compares the two readings.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -28,7 +30,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
  */
 async function loadTsx() {
   const dist = join(ROOT, 'node_modules', 'tsx', 'dist');
-  const wanted = { transform: null, inlineSourceMap: null, loadTsconfig: null, isFileIncluded: null };
+  const wanted = { transform: null, loadTsconfig: null, isFileIncluded: null };
   for (const f of readdirSync(dist).filter((n) => /^(index|require)-[\w-]+\.mjs$/.test(n))) {
     const mod = await import(pathToFileURL(join(dist, f)).href);
     for (const v of Object.values(mod)) if (typeof v === 'function' && v.name in wanted) wanted[v.name] ??= v;
@@ -52,7 +54,8 @@ async function loadTsx() {
  * Reads every raw profile in `dir`: Node's (coverage-*.json, written by a thread or process as it ends) and the
  * browser's (browser-*.json, see test/setup/browser-coverage.ts). Keeps scripts of this repository whose generated
  * code can be rebuilt exactly, grouped by that code (several processes that ran the same code merge into one).
- * Returns { scripts: [{ url, code, map, functions }], bundles: [...], unmapped: [reason] }.
+ * Returns { scripts: [{ url, source, code, map, functions }], bundles: [{ url, code, functions }], unmapped: [reason],
+ * cut: [profile cut short], profiles: count }.
  */
 export async function readProfiles(dir, { isIncluded }) {
   const names = await readdir(dir).catch((e) => {
@@ -115,6 +118,10 @@ export async function readProfiles(dir, { isIncluded }) {
     }
     const path = fileURLToPath(g.url);
     // The code as it ran: rebuilt, then checked against what the process recorded (its source map and line lengths).
+    if (!existsSync(path)) {
+      unmapped.push(`${path}: gone since it ran`);
+      continue;
+    }
     const candidates = g.kind === 'tsx' ? await tsx(path) : [{ code: readFileSync(path, 'utf8'), map: g.smc.data }];
     const found = candidates.find(
       (c) => c.map.mappings === g.smc.data.mappings && sameLines(c.code, g.smc.lineLengths),
