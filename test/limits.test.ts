@@ -46,18 +46,22 @@ describe('sliding window', () => {
   });
 });
 
-/** Autocomplete that answers only after `release()`: lets a test hold pool slots busy. */
+/** Autocomplete that answers only after `release()`: lets a test hold pool slots busy (`held` counts them). */
 function slowPlaces() {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
+  const state = { held: 0 };
   const places: PlacesService = {
     ...emptyPlaces,
     autocomplete: async (r) => {
-      if (r.q === 'slow') await gate;
+      if (r.q === 'slow') {
+        state.held++;
+        await gate;
+      }
       return emptyPlaces.autocomplete(r);
     },
   };
-  return { places, release: () => release() };
+  return { places, release: () => release(), held: () => state.held };
 }
 
 describe('limits over HTTP', () => {
@@ -141,7 +145,9 @@ describe('limits over HTTP', () => {
   it('sheds load with AUTOCOMPLETE_BACKPRESSURE (Retry-After 3) when the pool is full', async () => {
     const { key } = s.key();
     const held = s.get('/maps/v1/autocomplete?q=slow', { 'X-API-Key': key });
-    await new Promise((r) => setTimeout(r, 50));
+    // the held search has the pool's one slot (a wait, as long as the machine needs)
+    for (let i = 0; i < 3000 && slow.held() === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(slow.held()).toBe(1);
     const shed = await s.get('/maps/v1/autocomplete?q=fast', { 'X-API-Key': key });
     expect(shed.status).toBe(503);
     expect(await errorCode(shed)).toBe('AUTOCOMPLETE_BACKPRESSURE');
