@@ -144,7 +144,7 @@ describe('over HTTP', () => {
       expect(e.stats).toMatchObject({ completed: 0, inline: { answered: 1 } });
 
       const tile = s.get('/maps/v1/tiles/12/2134/1493.png', H);
-      for (let i = 0; i < 200 && !release; i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 3000 && !release; i++) await new Promise((r) => setTimeout(r, 10));
       expect(release).toBeDefined(); // the tile request is in flight, waiting for its origin
       const busy = await ask(near[1].lng + 0.0002);
       expect((await busy.json()).data.source).toBe('fresh');

@@ -80,7 +80,7 @@ describe('routing memory shared between threads', () => {
       asker.running();
       expect(asker.handOver(paths[1]!, 'Alternative 1', 'simplified', 'en')).toBeDefined();
       asker.idle();
-      await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 3000 && jobs.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
       expect(jobs.length).toBe(2);
       // (each message brings its own SharedArrayBuffer object: the memory tells whether the first was written over)
       expectSamePath(sharedPath(jobs[0]!), paths[0]!); // what the helper may still be reading is intact

@@ -291,7 +291,7 @@ describe('routing over the imported Monaco graph', () => {
     const p = await s.post('/maps/v1/prefetch-directions', body(a, b), H);
     expect((await p.json()).data).toEqual({ queued: true, legs: 1 });
     let source = '';
-    for (let i = 0; i < 50 && source !== 'memory'; i++) {
+    for (let i = 0; i < 1500 && source !== 'memory'; i++) {
       await new Promise((r) => setTimeout(r, 20));
       source = (await directions(a, b)).data.source;
     }
