@@ -204,7 +204,13 @@ describe('engine pools and admission control in /admin/metrics', () => {
   it('exports places and render threads and both render admissions, and the series move with the traffic', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svcmaps-engine-metrics-'));
     // The real places index (places threads) and the default renderer (render threads); one static map at a time.
-    const s = await startPlacesServer(dir, { admission: { staticmap: { concurrency: 1, queue: 1 } } });
+    // Tiles and maps take as long as they need: on a busy machine the render threads' start-up alone can outlast
+    // the default tile timeout and static-map wait.
+    const s = await startPlacesServer(dir, {
+      admission: { staticmap: { concurrency: 1, queue: 1, wait_ms: 120_000 } },
+      tiles: { timeout_ms: 120_000 },
+      http: { request_timeout_ms: 120_000 },
+    });
     try {
       const admin = s.key({ role: 'super_admin' }).key;
       const H = { 'X-API-Key': s.key({ perMinute: 100_000 }).key };
@@ -224,7 +230,7 @@ describe('engine pools and admission control in /admin/metrics', () => {
       expect((await s.get('/maps/v1/tiles/5/17/11.png', H)).status).toBe(200);
       // Searches until a places thread has opened the index and answered one (until then they run in-process).
       const placesDone = 'svcmaps_engine_tasks_completed_total{engine="places"}';
-      for (let i = 0; i < 100 && n(await scrape(), placesDone) === n(before, placesDone); i++) {
+      for (let i = 0; i < 600 && n(await scrape(), placesDone) === n(before, placesDone); i++) {
         expect(
           (await s.get(`/maps/v1/autocomplete?q=amm${'a'.repeat(i % 5)}&lat=${30 + i / 100}&lng=35`, H)).status,
         ).toBe(200);
@@ -256,7 +262,7 @@ describe('engine pools and admission control in /admin/metrics', () => {
       await s.close();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('structured request logs', () => {
