@@ -22,6 +22,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Three test files at a time on any machine (vitest's default is one fewer than the cores: one on two). Most
+    // files wait on servers, threads and child processes they start rather than compute, so three keep two cores
+    // busy; no test asserts a duration, so sharing the cores changes no outcome.
+    maxWorkers: 3,
     // CI also writes a JSON report, from which .ci/run prints a one-line "N passed, N failed" summary.
     reporters: process.env.CI ? ['default', 'json'] : ['default'],
     outputFile: process.env.CI ? { json: 'test-output/vitest.json' } : undefined,

@@ -132,6 +132,10 @@ describe('/metrics endpoints', () => {
     ]);
     expect(Object.fromEntries(families)).toEqual({
       svcmaps_pool_active: 'gauge: Jobs running in a capability pool',
+      svcmaps_pool_background_failures_total:
+        'counter: Background jobs of a capability pool (directions prefetch) that ended in an error',
+      svcmaps_redis_command_failures_total:
+        'counter: Failed Redis commands of this process (cluster mode), by kind: command (a script or command error, e.g. ERR, NOSCRIPT, WRONGTYPE: a bug) or connection (Redis out of reach or not serving); limits fail open on both',
       svcmaps_pool_queued: 'gauge: Jobs waiting in a capability pool',
       svcmaps_pool_saturated: 'gauge: 1 when a pool sheds new work (all slots busy and its queue full)',
       svcmaps_hot_tier_bytes: 'gauge: Bytes held by the in-process hot tier',

@@ -30,7 +30,13 @@ export async function startServer(
   // index costs a second per server.
   // No routing warm-up unless a test asks for one: it would hold `loaded` for up to 3 s per server.
   const routing = { warm_routes: 0, ...(config.routing as Record<string, unknown> | undefined) };
-  const app = createApp(configWith({ port: 0, ...config, routing, data_dir: dataDir }), {
+  // On a machine whose cores other processes keep busy, the niced render threads get a few percent of a core: a
+  // first tile can take tens of seconds. Render deadlines a test does not check are set far beyond that; a test about
+  // them sets its own.
+  const patient = { wait_ms: 120_000 };
+  const tiles = { timeout_ms: 120_000, ...(config.tiles as Record<string, unknown> | undefined) };
+  const admission = config.admission ?? { interactive: patient, batch: patient, staticmap: patient };
+  const app = createApp(configWith({ port: 0, ...config, routing, tiles, admission, data_dir: dataDir }), {
     log: silentLogger,
     meterFlushMs: 50,
     places: emptyPlaces,
