@@ -13,6 +13,12 @@ import type { SelftestReport } from '../src/ops/selftest/runner.js';
 import type { CheckState } from '../src/ops/selftest/types.js';
 import { startPlacesServer, type TestServer } from './helpers/app.js';
 
+// The self-test copies the data directory into os.tmpdir(): a folder of this file's own (os.tmpdir() reads TMPDIR at
+// each call, and the CLI children inherit it), so self-tests of other files running at the same time do not change
+// the count of copies.
+const ownTmp = mkdtempSync(join(tmpdir(), 'svcmaps-st-tmp-'));
+process.env.TMPDIR = ownTmp;
+afterAll(() => rmSync(ownTmp, { recursive: true, force: true }));
 const selftestTemps = () => readdirSync(tmpdir()).filter((n) => n.startsWith('svcmaps-selftest-')).length;
 
 describe('svcmaps selftest on a throwaway copy', () => {
