@@ -92,7 +92,7 @@ export class PlacesThreads {
     return {
       file,
       testDelayMs: this.o.testDelayMs,
-      turn: new Int32Array(new SharedArrayBuffer(8)),
+      turn: new Int32Array(new SharedArrayBuffer(12)),
       channel: `svcmaps-places-${randomUUID()}`,
       testLaterWarmMs: this.o.testLaterWarmMs,
     };

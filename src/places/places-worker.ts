@@ -17,7 +17,10 @@ export interface PlacesInit {
   file: string;
   /** Test hook only: each query first keeps the thread busy this long, checking its cancel word. */
   testDelayMs?: number;
-  /** [tickets taken, threads done warming]: threads warm their columns one after another (see warmInTurn). */
+  /**
+   * [tickets taken, threads done warming, the first has begun posting its columns]: threads warm their columns one
+   * after another (see warmInTurn).
+   */
   turn?: Int32Array;
   /** BroadcastChannel name on which the first thread to read the columns hands them to the others. */
   channel?: string;
@@ -43,16 +46,23 @@ function warmInTurn(init: PlacesInit): PlacesIndex {
   if (!turn) return index.warm();
   // listening before taking a ticket, so the first thread's post cannot come before this thread listens
   const channel = init.channel ? new BroadcastChannel(init.channel) : undefined;
+  // The first thread may have posted its columns before this channel existed (it reads them from the columns file in
+  // milliseconds, while this thread was still starting): then no message will come, and this thread reads its own
+  // at once instead of waiting HANDOVER_WAIT_MS for it. The first sets the flag before it posts.
+  const postedBeforeListening = turn.length > 2 && Atomics.load(turn, 2) > 0;
   const ticket = Atomics.add(turn, 0, 1);
   try {
     const until = Date.now() + TURN_WAIT_MS;
     for (let done = Atomics.load(turn, 1); done < ticket && Date.now() < until; done = Atomics.load(turn, 1))
       Atomics.wait(turn, 1, done, until - Date.now());
     if (ticket > 0 && init.testLaterWarmMs) sleep(init.testLaterWarmMs);
-    const got = ticket > 0 && channel ? receiveColumns(channel) : undefined;
+    const got = ticket > 0 && channel && !postedBeforeListening ? receiveColumns(channel) : undefined;
     if (!got || !index.useColumns(got)) {
       index.warm();
-      if (ticket === 0) channel?.postMessage(index.sharedColumns);
+      if (ticket === 0 && channel) {
+        if (turn.length > 2) Atomics.store(turn, 2, 1);
+        channel.postMessage(index.sharedColumns);
+      }
     }
     return index;
   } finally {
