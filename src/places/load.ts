@@ -1,7 +1,7 @@
 import { copyFileSync, constants, existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { packagePath } from '../resources/paths.js';
-import { PlacesBuilder } from '../store/places/builder.js';
+import { PlacesBuilder, type NewPlace } from '../store/places/builder.js';
 import { PlacesIndex, placesFileVersion } from '../store/places/index-db.js';
 import { PLACES_FILE, PLACES_SCHEMA_VERSION } from '../store/places/schema.js';
 import { columnsFileOf } from '../store/places/columns-file.js';
@@ -10,12 +10,16 @@ import { gazetteerPlaces, GAZETTEER_SOURCE } from './sources/gazetteer.js';
 /** Built once by `npm install` (prepare) so a fresh data directory starts in a second, not in twenty. */
 export const BASE_PLACES = packagePath('data', 'base', PLACES_FILE);
 
-/** Builds the embedded default (GeoNames cities500 + countries, English and Arabic names) into `file`. */
-export async function buildGazetteer(file: string): Promise<number> {
+/**
+ * Builds the embedded default (GeoNames cities500 + countries, English and Arabic names) into `file`; with `keep`,
+ * only the places it keeps (the same rows otherwise, under the same source).
+ */
+export async function buildGazetteer(file: string, keep?: (p: NewPlace) => boolean): Promise<number> {
   const b = new PlacesBuilder(file);
   let n = 0;
   try {
     for await (const p of gazetteerPlaces()) {
+      if (keep && !keep(p)) continue;
       b.add(p);
       n++;
     }

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { GAZETTEER_SOURCE, gazetteerPlaces } from '../../src/places/sources/gazetteer.js';
+import { buildGazetteer } from '../../src/places/load.js';
 import { PlacesBuilder } from '../../src/store/places/builder.js';
 import { PLACES_FILE } from '../../src/store/places/schema.js';
 
@@ -23,17 +23,5 @@ export function withoutGazetteer(dataDir: string): void {
  */
 export async function regionalGazetteer(dataDir: string, countries: string[]): Promise<void> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const b = new PlacesBuilder(join(dataDir, PLACES_FILE));
-  let n = 0;
-  try {
-    for await (const p of gazetteerPlaces())
-      if (p.kind === 'country' || countries.includes(p.country ?? '')) {
-        b.add(p);
-        n++;
-      }
-    b.finish([{ source: GAZETTEER_SOURCE, rows: n, file: 'cities500' }]);
-  } catch (e) {
-    b.abort();
-    throw e;
-  }
+  await buildGazetteer(join(dataDir, PLACES_FILE), (p) => p.kind === 'country' || countries.includes(p.country ?? ''));
 }
