@@ -3,6 +3,7 @@
 // MapLibre GL JS's own files from the maplibre-gl package, every asset under a content-hashed name so the appliance can
 // serve /console/assets/* as immutable; index.html names them and is the only file served with no-cache.
 import { build } from 'esbuild';
+import { consoleBundleOptions } from './console-bundle.mjs';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -33,27 +34,7 @@ const mlDir = `maplibre-${mlHash}`;
 mkdirSync(join(tmp, 'assets', mlDir));
 for (const f of mlFiles) cpSync(join(mlDist, f), join(tmp, 'assets', mlDir, f));
 
-const result = await build({
-  entryPoints: [join(SRC, 'main.ts')],
-  bundle: true,
-  format: 'esm',
-  target: 'es2022',
-  minify: true,
-  write: false,
-  legalComments: 'none',
-  logLevel: 'warning',
-  plugins: [
-    {
-      name: 'maplibre-external',
-      setup(b) {
-        b.onResolve({ filter: /^maplibre-gl$/ }, () => ({
-          path: `${ASSETS}/${mlDir}/maplibre-gl.mjs`,
-          external: true,
-        }));
-      },
-    },
-  ],
-});
+const result = await build(consoleBundleOptions(ROOT, `${ASSETS}/${mlDir}/maplibre-gl.mjs`));
 const js = Buffer.from(result.outputFiles[0].contents);
 const jsName = `console-${hash(js)}.js`;
 writeFileSync(join(tmp, 'assets', jsName), js);

@@ -20,6 +20,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TraceMap, decodedMappings } from '@jridgewell/trace-mapping';
 import { mergeProcessCovs } from '@bcoe/v8-coverage';
 import jsTokens from 'js-tokens';
+import { consoleBundleOptions } from './console-bundle.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -410,26 +411,12 @@ async function consoleBundle(served) {
   const maplibre = /\/console\/assets\/maplibre-[0-9a-f]+\/maplibre-gl\.mjs/.exec(served)?.[0];
   if (!maplibre) return undefined;
   const result = await build({
+    ...consoleBundleOptions(ROOT, maplibre),
     absWorkingDir: ROOT,
-    entryPoints: [join(ROOT, 'console', 'main.ts')],
-    bundle: true,
-    format: 'esm',
-    target: 'es2022',
-    minify: true,
-    write: false,
-    legalComments: 'none',
-    logLevel: 'warning',
     sourcemap: 'external',
     outdir: join(ROOT, 'dist', 'console', 'assets'),
-    plugins: [
-      {
-        name: 'maplibre-external',
-        setup(b) {
-          b.onResolve({ filter: /^maplibre-gl$/ }, () => ({ path: maplibre, external: true }));
-        },
-      },
-    ],
   });
+
   const js = result.outputFiles.find((f) => f.path.endsWith('.js'));
   const map = result.outputFiles.find((f) => f.path.endsWith('.js.map'));
   if (js.text !== served) return undefined;
