@@ -141,7 +141,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
   const origin = o.tiles ? undefined : (o.tileOrigin ?? createOrigin(config, dir.root));
   const tileStack = o.tiles ? undefined : createTileStack(config, dir.root, hot, log, timedOrigin(origin, metrics));
   const answers = new AnswerCache(hot, new AnswerCacheRepo(db), log, o.meterFlushMs ?? 1000);
-  const photos = new PhotoSource(join(dir.root, 'photos'), config.public_url);
+  const photos = new PhotoSource(join(dir.root, 'photos'), config.public_url, undefined, log);
   // The places index is opened when the data directory has one (`serve` makes sure of that); otherwise empty answers.
   let placesIndex = o.places ? undefined : openPlacesIndex(dir.root);
   // Searches and reverse lookups run in places threads, each with its own read-only connection to places.db.

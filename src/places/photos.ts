@@ -2,6 +2,7 @@ import { constants, existsSync, readdirSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isErrno } from '../core/errors.js';
+import { processWarnings, type Logger } from '../core/log.js';
 
 /** The errors that mean "no such photo": anything else reading one is a fault to surface. */
 const isAbsent = (e: unknown): boolean => isErrno(e, 'ENOENT', 'ENOTDIR');
@@ -25,6 +26,7 @@ export class PhotoSource {
     readonly dir: string,
     private readonly publicUrl: string,
     readonly maxBytes = PHOTO_MAX_BYTES,
+    private readonly log: Logger = processWarnings,
   ) {}
 
   operatorPhotos(cid: string): string[] {
@@ -78,7 +80,10 @@ export class PhotoSource {
       return st.isFile() && st.size <= this.maxBytes;
     } catch (e) {
       if (isAbsent(e)) return false; // removed since the folder was listed
-      throw e;
+      // One unreadable file leaves that photo out of the place's listing (logged), not the place's details: a request
+      // for the photo itself answers 500 (read).
+      this.log.warn('operator photo left out: it cannot be checked', { file: path, error: (e as Error).message });
+      return false;
     }
   }
 }
