@@ -312,7 +312,7 @@ export function createApp(config: Config, o: AppOverrides = {}): App {
     if (config.routing.warm_routes > 0 && engine.warmUp) {
       await placesUp;
       if (!closed) {
-        const warm = await engine.warmUp(config.routing.warm_routes);
+        const warm = await engine.warmUp(config.routing.warm_routes, o.routingHooks?.warmUpMaxMs);
         log.info('routing warm-up done', { routes: warm.routes, failed: warm.failed, last_error: warm.lastError });
       }
     }

@@ -262,8 +262,14 @@ describe('routing deadlines and reload', () => {
   it('the routing threads warm up before app.loaded settles; the warm-up caches nothing', async () => {
     const d = mkdtempSync(join(tmpdir(), 'svcmaps-engine-warm-'));
     await roadsImporter.run(MONACO_PBF, d, () => undefined, new AbortController().signal);
-    const s = await startServer({ data_dir: d, routing: { threads: 2, warm_routes: 30 } }); // awaits `loaded`
+    // a time bound a busy machine cannot reach: the warm-up runs all its routes (the niced routing threads get a few
+    // percent of a core beside other busy processes)
+    const s = await startServer(
+      { data_dir: d, routing: { threads: 2, warm_routes: 30 } },
+      { routingHooks: { warmUpMaxMs: 600_000 } },
+    );
     try {
+      await s.app.loaded;
       const engine = s.app.services.directions.engine as PooledRouter;
       // local warm-up routes run on the HTTP thread, as a quiet server's would (route-inline.ts), and then 2-5 km
       // routes there alone, so that its routing code is optimised too

@@ -18,6 +18,8 @@ export interface RoutingTestHooks {
   testInlineBudgetMs?: number;
   /** loadRoutingEngine awaits this before it reads the graph: holds a server in its "routing loading" state. */
   beforeLoad?: () => Promise<void>;
+  /** The start-up warm-up's time bound instead of its default (PooledRouter.warmUp). */
+  warmUpMaxMs?: number;
 }
 
 /**

@@ -83,7 +83,7 @@ export interface RoutingEngine {
    * Runs up to `routes` queries of its own (their answers dropped) so the code real queries run is compiled and
    * optimised before they come; resolves when done (optional).
    */
-  warmUp?(routes: number): Promise<WarmUpReport>;
+  warmUp?(routes: number, maxMs?: number): Promise<WarmUpReport>;
   /** Reload: takes over `next`'s data in place and answers true, or false when `next` must replace this engine. */
   adopt?(next: RoutingEngine): boolean;
   /** Releases threads and files (optional); called when the engine is replaced or the app closes. */
