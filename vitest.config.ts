@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 // Coverage thresholds: the level full runs measure, less a margin for the paths that differ from run to run (retries,
-// timeouts, a thread still starting when a test ends). Two full runs measured 96.2% lines, 94.1% statements,
-// 94.9-95.1% functions and 85.4-85.6% branches. The thresholds never go below coverage-floor.json, which is only ever
+// timeouts, a thread still starting when a test ends). Five full runs, quiet, loaded and with both cores kept busy,
+// measured 96.0-96.2% lines, 93.9-94.1% statements, 94.9-95.1% functions and 85.3-85.6% branches: the thresholds are
+// the lowest of them less about 0.5. The thresholds never go below coverage-floor.json, which is only ever
 // raised: lowering a floor is a reviewed change of its own, in a commit that says why. A threshold below its floor
 // stops every test run here, so a commit that lowers one alone fails CI.
-const thresholds = { lines: 95.7, statements: 93.6, functions: 94.4, branches: 85.0 };
+const thresholds = { lines: 95.5, statements: 93.4, functions: 94.4, branches: 84.8 };
 const floorFile = readFileSync(new URL('./coverage-floor.json', import.meta.url), 'utf8');
 const floor = JSON.parse(floorFile) as Record<string, unknown>;
 for (const key of ['lines', 'statements', 'functions', 'branches'] as const) {
