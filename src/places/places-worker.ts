@@ -49,7 +49,7 @@ function warmInTurn(init: PlacesInit): PlacesIndex {
   // The first thread may have posted its columns before this channel existed (it reads them from the columns file in
   // milliseconds, while this thread was still starting): then no message will come, and this thread reads its own
   // at once instead of waiting HANDOVER_WAIT_MS for it. The first sets the flag before it posts.
-  const postedBeforeListening = turn.length > 2 && Atomics.load(turn, 2) > 0;
+  const postedBeforeListening = Atomics.load(turn, 2) > 0;
   const ticket = Atomics.add(turn, 0, 1);
   try {
     const until = Date.now() + TURN_WAIT_MS;
@@ -60,7 +60,7 @@ function warmInTurn(init: PlacesInit): PlacesIndex {
     if (!got || !index.useColumns(got)) {
       index.warm();
       if (ticket === 0 && channel) {
-        if (turn.length > 2) Atomics.store(turn, 2, 1);
+        Atomics.store(turn, 2, 1);
         channel.postMessage(index.sharedColumns);
       }
     }
