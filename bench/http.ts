@@ -8,17 +8,24 @@
  *   1. GET /livez                                  - no credentials (framework cost only)
  *   2. GET /maps/v1/autocomplete?q=%20 + X-API-Key - auth + per-key limit + metering + envelope, no engine work
  *   3. GET /maps/v1/sprites/svc.json?t=<token>     - tile-token auth + per-IP tile cap + metering
+ *   4. GET /maps/v1/tiles/3/4/3.png?t=<token>      - a tile in the hot tier: everything above plus the tile lookup,
+ *                                                    ETag and a 48 kB body
+ *   5. the same with If-None-Match: <its ETag>     - the 304 revalidation a map client sends for a tile it holds
  *
- * Each server runs in its own child process (the machine has few cores; autocannon runs here), one at a time, in
- * rounds A B A B A B. After each server start, one warm-up run cycles through all three requests, then every case
- * is measured on its own. The table reports medians over rounds. Server CPU per request is read from /proc (Linux)
- * as a second, less load-generator-bound view of the same cost.
+ * Each server runs in its own child process, one at a time, in rounds A B A B A B. After each server start, a
+ * warm-up runs every case, then every case is measured on its own. The table reports medians over rounds. Server CPU
+ * per request is read from /proc (Linux) as a second, less load-generator-bound view of the same cost.
+ *
+ * The load generator is wrk (Debian package `wrk`; one thread, 50 connections, as a native client costs the shared
+ * cores far less than one written in JavaScript) when it is installed, autocannon otherwise (BENCH_LOADGEN=autocannon
+ * forces it). The app writes its production access log (pino, asynchronous, buffered) to a file in the run's temp
+ * directory, as `svcmaps serve` writes it to stderr; BENCH_ACCESS_LOG=off measures it with `log.requests: false`.
  *
  * Tunables (environment): BENCH_ROUNDS (3), BENCH_WARMUP_S (2, per server start), BENCH_DURATION_S (7, per case),
- * BENCH_CONNECTIONS (10). Results are also written to bench/results/http-<timestamp>.json.
+ * BENCH_CONNECTIONS (50 with wrk, 10 with autocannon). Results are also written to bench/results/http-<timestamp>.json.
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
@@ -33,11 +40,17 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..');
 const HOST = '127.0.0.1';
 
+const HAVE_WRK = spawnSync('wrk', ['--version']).error === undefined;
+const LOADGEN: 'wrk' | 'autocannon' = process.env.BENCH_LOADGEN === 'autocannon' || !HAVE_WRK ? 'autocannon' : 'wrk';
+const ACCESS_LOG = process.env.BENCH_ACCESS_LOG !== 'off';
+
 const SETTINGS = {
+  loadgen: LOADGEN,
+  accessLog: ACCESS_LOG,
   rounds: Math.round(envNum('BENCH_ROUNDS', 3)),
   warmupS: envNum('BENCH_WARMUP_S', 2),
   durationS: envNum('BENCH_DURATION_S', 7),
-  connections: Math.round(envNum('BENCH_CONNECTIONS', 10)),
+  connections: Math.round(envNum('BENCH_CONNECTIONS', LOADGEN === 'wrk' ? 50 : 10)),
   pipelining: 1,
 };
 const GOAL_OVERHEAD = 0.15;
@@ -48,7 +61,11 @@ const GOAL_OVERHEAD = 0.15;
 interface Creds {
   apiKey: string;
   token: string;
+  /** The hot tile's ETag, for the revalidation case. */
+  etag: string;
 }
+
+const HOT_TILE = '/maps/v1/tiles/3/4/3.png';
 
 interface Case {
   id: string;
@@ -78,6 +95,22 @@ const CASES: Case[] = [
     route: '/maps/v1/sprites/svc.json',
     path: (c) => `/maps/v1/sprites/svc.json?t=${c.token}`,
     headers: () => ({}),
+    goal: true,
+  },
+  {
+    id: 'tile-hot',
+    label: '4 hot tile ?t=<token>',
+    route: HOT_TILE,
+    path: (c) => `${HOT_TILE}?t=${c.token}`,
+    headers: () => ({}),
+    goal: true,
+  },
+  {
+    id: 'tile-304',
+    label: '5 hot tile, If-None-Match',
+    route: HOT_TILE,
+    path: (c) => `${HOT_TILE}?t=${c.token}`,
+    headers: (c) => ({ 'If-None-Match': c.etag }),
     goal: true,
   },
 ];
@@ -184,7 +217,11 @@ function startServer(kind: 'app' | 'bare', args: string[], env: NodeJS.ProcessEn
 
 async function startApp(dataRoot: string, n: number): Promise<{ server: Server; creds: Creds }> {
   const dataDir = join(dataRoot, `app-${n}`);
-  const server = await startServer('app', [dataDir]);
+  const server = await startServer(
+    'app',
+    [dataDir],
+    ACCESS_LOG ? { BENCH_LOG: join(dataRoot, `access-${n}.log`) } : { SVCMAPS_LOG__REQUESTS: 'false' },
+  );
   const apiKey = server.ready.apiKey;
   if (!apiKey) throw new Error('app server did not report an API key');
   const res = await fetch(`http://${HOST}:${server.port}/maps/v1/tile-token`, {
@@ -194,7 +231,12 @@ async function startApp(dataRoot: string, n: number): Promise<{ server: Server; 
   const body = (await res.json()) as { data?: { token?: string } };
   const token = body.data?.token;
   if (res.status !== 200 || !token) throw new Error(`tile-token mint failed: ${res.status} ${JSON.stringify(body)}`);
-  return { server, creds: { apiKey, token } };
+  // The tile is drawn by the first request; every later one is a hot-tier hit.
+  const tile = await fetch(`http://${HOST}:${server.port}${HOT_TILE}?t=${token}`);
+  await tile.arrayBuffer();
+  const etag = tile.headers.get('etag');
+  if (tile.status !== 200 || !etag) throw new Error(`hot tile: ${tile.status}, ETag ${etag}`);
+  return { server, creds: { apiKey, token, etag } };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -251,9 +293,10 @@ function rawGet(port: number, path: string, headers: Record<string, string>): Pr
 /** Headers uWS writes on its own for every response; the bare server must not write them a second time. */
 const UWS_OWN = new Set(['date', 'uwebsockets', 'content-length']);
 
-function toBareRoute(route: string, r: RawResponse): BareRoute {
+function toBareRoute(route: string, r: RawResponse, ifNoneMatch?: string): BareRoute {
   return {
     path: route,
+    ifNoneMatch,
     status: r.statusLine,
     headers: r.headers.filter(([k]) => !UWS_OWN.has(k.toLowerCase())),
     bodyBase64: r.body.toString('base64'),
@@ -372,6 +415,57 @@ async function cannon(server: Server, targets: Target[], durationS: number, what
   };
 }
 
+/** One wrk run on one request, its summary read from bench/wrk-report.lua. Throws unless every answer was 2xx/3xx. */
+async function wrk(server: Server, target: Target, durationS: number, what: string): Promise<RunResult> {
+  const args = [
+    '-t1',
+    `-c${SETTINGS.connections}`,
+    `-d${durationS}s`,
+    '--timeout',
+    '5s',
+    '-s',
+    join(HERE, 'wrk-report.lua'),
+    ...Object.entries(target.headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+    `http://${HOST}:${server.port}${target.path}`,
+  ];
+  const cpu0 = server.cpuMs();
+  const t0 = performance.now();
+  const out = await new Promise<string>((res, rej) =>
+    execFile('wrk', args, (e, stdout, stderr) => (e ? rej(new Error(`${what}: wrk failed: ${stderr}`)) : res(stdout))),
+  );
+  const wallMs = performance.now() - t0;
+  const cpu1 = server.cpuMs();
+  const line = out.trim().split('\n').pop()!;
+  const w = JSON.parse(line) as Record<string, number>;
+  const errors = w.connect! + w.read! + w.write!;
+  if (w.requests === 0 || errors > 0 || w.status! > 0 || w.timeout! > 0)
+    throw new Error(
+      `${what}: wrk saw ${w.requests} requests, ${errors} socket errors, ${w.status} non-2xx/3xx, ${w.timeout} timeouts`,
+    );
+  const durationSec = w.duration_us! / 1e6;
+  const serverCpu = cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined;
+  const ms = (us: number) => us / 1000;
+  return {
+    reqPerSec: w.requests! / durationSec,
+    requests: w.requests!,
+    durationS: durationSec,
+    bytesPerResponse: w.bytes! / w.requests!,
+    latencyMs: { p50: ms(w.p50!), p90: ms(w.p90!), p99: ms(w.p99!), max: ms(w.max!), mean: ms(w.mean!) },
+    autocannonLatencyMs: { p50: NaN, p99: NaN },
+    serverCpuUsPerReq: serverCpu === undefined ? undefined : (serverCpu * 1000) / w.requests!,
+    serverCpuPct: serverCpu === undefined ? undefined : (100 * serverCpu) / wallMs,
+    clientCpuPct: NaN, // wrk is its own process
+    non2xx: 0,
+    errors: 0,
+    timeouts: 0,
+    statusCodes: {},
+  };
+}
+
+/** One measured run of one request with the configured load generator. */
+const load = (server: Server, target: Target, durationS: number, what: string): Promise<RunResult> =>
+  LOADGEN === 'wrk' ? wrk(server, target, durationS, what) : cannon(server, [target], durationS, what);
+
 // ---------------------------------------------------------------------------------------------------------------
 // Reporting
 
@@ -413,7 +507,7 @@ async function main(): Promise<void> {
   const startups: { app: number[]; bare: number[] } = { app: [], bare: [] };
   let captured: { raw: Map<string, RawResponse>; spec: BareRoute[] } | undefined;
   // The bare server is sent the very same request bytes as the app before it (it ignores the credentials).
-  let creds: Creds = { apiKey: '', token: '' };
+  let creds: Creds = { apiKey: '', token: '', etag: '' };
 
   for (let round = 1; round <= SETTINGS.rounds; round++) {
     for (const kind of ['app', 'bare'] as const) {
@@ -427,12 +521,15 @@ async function main(): Promise<void> {
           const raw = new Map<string, RawResponse>();
           for (const c of CASES) {
             const r = await rawGet(server.port, c.path(creds), c.headers(creds));
-            if (!r.statusLine.startsWith('200 ')) {
+            if (!/^(200|304) /.test(r.statusLine)) {
               throw new Error(`capture ${c.path(creds)}: app answered ${r.statusLine}: ${r.body.toString()}`);
             }
             raw.set(c.id, r);
           }
-          captured = { raw, spec: CASES.map((c) => toBareRoute(c.route, raw.get(c.id)!)) };
+          captured = {
+            raw,
+            spec: CASES.map((c) => toBareRoute(c.route, raw.get(c.id)!, c.headers(creds)['If-None-Match'])),
+          };
         }
       } else {
         server = await startServer('bare', [], { BENCH_BARE_SPEC: JSON.stringify(captured!.spec) });
@@ -449,19 +546,21 @@ async function main(): Promise<void> {
       startups[kind].push(server.startupMs);
       try {
         const targets = CASES.map((c) => ({ path: c.path(creds), headers: c.headers(creds) }));
-        await cannon(server, targets, SETTINGS.warmupS, `round ${round} ${kind} warm-up`);
+        // wrk takes whole seconds
+        const warmS = Math.max(1, Math.round(SETTINGS.warmupS / targets.length));
+        for (const t of targets) await load(server, t, warmS, `round ${round} ${kind} warm-up`);
         for (const [i, c] of CASES.entries()) {
           const what = `round ${round} ${kind} ${c.id}`;
           process.stdout.write(`  ${what.padEnd(28)} `);
-          const r = await cannon(server, [targets[i]!], SETTINGS.durationS, what);
+          const r = await load(server, targets[i]!, SETTINGS.durationS, what);
           runs[c.id]![kind].push(r);
           const cpu =
             r.serverCpuUsPerReq === undefined
               ? ''
               : `  server ${r.serverCpuUsPerReq.toFixed(0)} us CPU/req (${r.serverCpuPct!.toFixed(0)}%)`;
+          const client = Number.isNaN(r.clientCpuPct) ? '' : `  client ${r.clientCpuPct.toFixed(0)}%`;
           console.log(
-            `${fmtInt(r.reqPerSec).padStart(7)} req/s  p50 ${fmtMs(r.latencyMs.p50)} ms  p99 ${fmtMs(r.latencyMs.p99)} ms${cpu}  ` +
-              `client ${r.clientCpuPct.toFixed(0)}%`,
+            `${fmtInt(r.reqPerSec).padStart(7)} req/s  p50 ${fmtMs(r.latencyMs.p50)} ms  p99 ${fmtMs(r.latencyMs.p99)} ms${cpu}${client}`,
           );
         }
       } finally {

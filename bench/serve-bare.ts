@@ -14,18 +14,31 @@ export interface BareRoute {
   /** In the app's order and spelling; without the ones uWS writes itself (Date, uWebSockets, Content-Length). */
   headers: [string, string][];
   bodyBase64: string;
+  /** Answered only to a request with this If-None-Match (a 304 case beside the 200 case of the same path). */
+  ifNoneMatch?: string;
 }
 
 const spec = JSON.parse(process.env.BENCH_BARE_SPEC ?? 'null') as BareRoute[] | null;
 if (!Array.isArray(spec) || spec.length === 0) throw new Error('BENCH_BARE_SPEC is missing');
 
 const app = uWS.App();
-for (const r of spec) {
-  const body = Buffer.from(r.bodyBase64, 'base64');
-  app.get(r.path, (res) => {
+for (const path of new Set(spec.map((r) => r.path))) {
+  const answers = spec
+    .filter((r) => r.path === path)
+    .map((r) => ({ ...r, body: Buffer.from(r.bodyBase64, 'base64'), empty: /^(204|304) /.test(r.status) }));
+  const plain = answers.find((a) => a.ifNoneMatch === undefined);
+  const conditional = answers.filter((a) => a.ifNoneMatch !== undefined);
+  app.get(path, (res, req) => {
+    let r = plain;
+    if (conditional.length) {
+      const inm = req.getHeader('if-none-match');
+      r = conditional.find((a) => a.ifNoneMatch === inm) ?? plain;
+    }
+    if (!r) return void res.writeStatus('404 Not Found').end();
     res.writeStatus(r.status);
     for (const [k, v] of r.headers) res.writeHeader(k, v);
-    res.end(body);
+    if (r.empty) res.endWithoutBody(0);
+    else res.end(r.body);
   });
 }
 app.any('/*', (res) => void res.writeStatus('404 Not Found').end());

@@ -418,4 +418,24 @@ describe('structured request logs', () => {
     expect(lines.slice(0, -1).every((l, i) => l.i === i)).toBe(true);
     expect(lines.at(-1)).toMatchObject({ level: 'info', msg: 'stopped' });
   });
+
+  it('loses no line when the process exits in the turn that logged it, without flush()', () => {
+    const code = [
+      `import { jsonLogger } from ${JSON.stringify(join(__dirname, '../src/ops/log.ts'))};`,
+      'const log = jsonLogger();',
+      "setTimeout(() => { for (let i = 0; i < 5000; i++) log.info('line', { i }); log.error('last'); process.exit(3); }, 10);",
+    ].join('\n');
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
+    expect(r.status, r.stderr.slice(-500)).toBe(3);
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(5001);
+    expect(lines.slice(0, -1).every((l, i) => l.i === i)).toBe(true);
+    expect(lines.at(-1)).toMatchObject({ level: 'error', msg: 'last' });
+  });
 });

@@ -10,6 +10,7 @@ const opaque = (tag: string): string => (tag.startsWith('W/') ? tag.slice(2) : t
  * `W/"x"` must still revalidate `"x"`).
  */
 function noneMatch(header: string, tag: string): boolean {
+  if (header === tag) return true; // what a client that holds the tile sends: no parsing needed
   if (header.trim() === '*') return true;
   const want = opaque(tag);
   // Entity tags are quoted and hold no quotes, so a list splits on commas outside quotes.

@@ -10,6 +10,7 @@
  * quote URLs, such as an upstream tile origin's error) credential query parameters (`key=`, `t=`, `token=` ...) are
  * masked inside every string field.
  */
+import { writeSync } from 'node:fs';
 import { pino } from 'pino';
 import type { Level, Logger } from '../core/log.js';
 
@@ -66,13 +67,95 @@ type Destination = ReturnType<typeof pino.destination>;
 const BATCH_BYTES = 4096;
 const BATCH_MS = 250;
 
+/**
+ * The lines of one event-loop turn, handed to the destination as one string. sonic-boom (pino's destination) measures
+ * the byte length of the string it is accumulating on every write, which flattens that string each time: a burst of
+ * request lines made logging quadratic in the batch, measured at 10% of the HTTP thread at 44k requests/s. Joined
+ * here once per turn, the destination sees one write per turn. What a turn holds is passed on at process exit
+ * before the destination is written out synchronously, so nothing more is lost on a crash than before.
+ */
+class TurnBatch {
+  private lines: string[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly fd: number,
+    private readonly dest: Destination,
+  ) {
+    process.once('exit', () => this.flushSync());
+  }
+
+  write(line: string): boolean {
+    this.lines.push(line);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.pass);
+    }
+    return true;
+  }
+
+  private readonly pass = (): void => {
+    this.scheduled = false;
+    if (this.lines.length === 0) return;
+    const batch = this.lines.length === 1 ? this.lines[0]! : this.lines.join('');
+    this.lines = [];
+    this.dest.write(batch);
+  };
+
+  /** pino's logger.flush(cb) lands here. */
+  flush(cb: (err?: Error) => void): void {
+    this.pass();
+    this.dest.flush(cb);
+  }
+
+  /**
+   * At exit: what the destination holds, then this turn's lines, written synchronously. The turn's lines do not go
+   * through the destination, which would start an asynchronous write that the exiting process never finishes.
+   */
+  flushSync(): void {
+    this.dest.flushSync();
+    if (this.lines.length === 0) return;
+    const bytes = Buffer.from(this.lines.join(''));
+    this.lines = [];
+    writeAllSync(this.fd, bytes);
+  }
+}
+
+/** Writes every byte, waiting out a full pipe (EAGAIN on a non-blocking descriptor) a millisecond at a time. */
+function writeAllSync(fd: number, bytes: Buffer): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let at = 0, tries = 0; at < bytes.length;) {
+    try {
+      at += writeSync(fd, bytes, at);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN' || ++tries > 5000) throw e;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
+}
+
 /** One destination per file descriptor and process, so lines from every logger on it stay in order. */
-const destinations = new Map<number, Destination>();
-function destination(fd: number): Destination {
+const destinations = new Map<number, TurnBatch>();
+function destination(fd: number): TurnBatch {
   let d = destinations.get(fd);
   if (!d)
-    destinations.set(fd, (d = pino.destination({ fd, sync: false, minLength: BATCH_BYTES, periodicFlush: BATCH_MS })));
+    destinations.set(
+      fd,
+      (d = new TurnBatch(fd, pino.destination({ fd, sync: false, minLength: BATCH_BYTES, periodicFlush: BATCH_MS }))),
+    );
   return d;
+}
+
+/** The `ts` field, formatted once per millisecond rather than once per line. */
+let tsMs = 0;
+let tsField = '';
+function timestamp(): string {
+  const now = Date.now();
+  if (now !== tsMs) {
+    tsMs = now;
+    tsField = `,"ts":"${new Date(now).toISOString()}"`;
+  }
+  return tsField;
 }
 
 /**
@@ -87,7 +170,7 @@ export function jsonLogger(min: Level = 'info', to: ((line: string) => void) | n
       level: min,
       base: null,
       messageKey: 'msg',
-      timestamp: () => `,"ts":"${new Date().toISOString()}"`,
+      timestamp,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACT_PATHS, censor: REDACTED },
     },

@@ -86,10 +86,15 @@ export class TieredTileService implements TileService {
     return this.o.hot.has(this.hotKey(r));
   }
 
+  hot(r: Pick<TileRequest, 'z' | 'x' | 'y' | 'scale' | 'format'>): TileAnswer | undefined {
+    const hot = this.o.hot.get(this.hotKey(r));
+    return hot ? { bytes: hot, source: 'memory', etag: this.etag(hot) } : undefined;
+  }
+
   async tile(r: TileRequest): Promise<TileAnswer | undefined> {
+    const hot = this.hot(r);
+    if (hot) return hot;
     const key = this.hotKey(r);
-    const hot = this.o.hot.get(key);
-    if (hot) return { bytes: hot, source: 'memory', etag: this.etag(hot) };
     let produced: Produced;
     try {
       produced = await this.join(`${r.z}/${r.x}/${r.y}@${r.scale}`, r);

@@ -32,6 +32,8 @@ export interface TileService {
   tile(r: TileRequest): Promise<TileAnswer | undefined>;
   /** Whether tile() would answer from memory at once (the hot tier holds it). */
   isHot?(r: Pick<TileRequest, 'z' | 'x' | 'y' | 'scale' | 'format'>): boolean;
+  /** tile()'s answer when the hot tier holds it, without a promise; undefined when it does not. */
+  hot?(r: Pick<TileRequest, 'z' | 'x' | 'y' | 'scale' | 'format'>): TileAnswer | undefined;
 }
 
 export const MAX_ZOOM = 20;

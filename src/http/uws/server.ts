@@ -37,20 +37,26 @@ function statusLine(s: number): string {
 
 const noop = (): void => {};
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-const MAPPED_PREFIX = '0000:0000:0000:0000:0000:ffff:';
+
+/** ::ffff:a.b.c.d, an IPv4 client on a dual-stack socket. */
+const isMappedIPv4 = (b: Uint8Array): boolean =>
+  b[10] === 0xff &&
+  b[11] === 0xff &&
+  b[0]! + b[1]! + b[2]! + b[3]! + b[4]! + b[5]! + b[6]! + b[7]! + b[8]! + b[9]! === 0;
 
 /**
- * The peer address as uWS's getRemoteAddressAsText() spells it (dotted IPv4; IPv6 as eight groups of four hex
- * digits), then with the IPv4-mapped prefix cut off. Formatted here from the binary address: the text call plus its
- * decoding cost twice as much, and the tile family's per-IP cap asks on every request.
+ * The peer address as text: dotted IPv4 (an IPv4-mapped IPv6 address too, so one client has one spelling), IPv6 as
+ * eight groups of four hex digits. Formatted here from the binary address: the text call plus its decoding cost
+ * twice as much, and the tile family's per-IP cap asks on every request.
  */
 function formatRemoteAddress(binary: ArrayBuffer): string {
   const b = new Uint8Array(binary);
   if (b.length === 4) return `${b[0]}.${b[1]}.${b[2]}.${b[3]}`;
   if (b.length !== 16) return '';
+  if (isMappedIPv4(b)) return `${b[12]}.${b[13]}.${b[14]}.${b[15]}`;
   let text = '';
   for (let i = 0; i < 16; i += 2) text += (i ? ':' : '') + HEX[b[i]!]! + HEX[b[i + 1]!]!;
-  return text.startsWith(MAPPED_PREFIX) ? text.slice(30) : text;
+  return text;
 }
 
 function clientIp(res: uWS.HttpResponse, headers: Record<string, string>, header?: string): string {
