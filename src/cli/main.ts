@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { CliError, processIo, type Io } from './io.js';
 
@@ -21,11 +22,17 @@ const COMMANDS: Record<string, () => Promise<MakeCommand>> = {
   cluster: async () => (await import('./cluster.js')).makeClusterCommand,
 };
 
+/** The package's version, from its own package.json: two levels up from src/cli/ and from dist/cli/ alike. */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
 /** The program with the verb `argv` asks for, or with every verb (help, a version, an unknown verb). */
 export async function makeProgram(io: Io, argv: string[] = []): Promise<CommandUnknownOpts> {
   const program = new Command('svcmaps')
     .description('self-hostable maps appliance: places, routing, tiles, styles and glyphs, offline')
-    .version('0.1.0')
+    .version(packageVersion())
     .showHelpAfterError(false);
   const verb = argv[2];
   const names = verb && Object.hasOwn(COMMANDS, verb) ? [verb] : Object.keys(COMMANDS);
