@@ -16,17 +16,18 @@ const obj = (description: string, properties: Record<string, unknown>) => ({
   description,
   properties,
 });
+const sentence = (text: string) => text[0]!.toUpperCase() + text.slice(1);
 const pool = (what: string, code: string) =>
   obj(`Bounded pool of ${what}.`, {
-    concurrency: int(1, 4096, `${what} answered at once.`),
-    queue: int(0, 100_000, `${what} that may wait for a slot; one more answers 503 ${code}.`),
+    concurrency: int(1, 4096, `${sentence(what)} answered at once.`),
+    queue: int(0, 100_000, `${sentence(what)} that may wait for a slot; one more answers 503 ${code}.`),
   });
 const lane = (what: string) => ({
-  queue: int(0, 1_000_000, `${what} that may wait for a render slot (0 = sized from the machine's cores).`),
+  queue: int(0, 1_000_000, `${sentence(what)} that may wait for a render slot (0 = sized from the machine's cores).`),
   wait_ms: int(
     10,
     600_000,
-    `Longest ${what} may wait to start; work whose predicted wait is longer is refused on arrival, and queued work is dropped when it passes.`,
+    `How long ${what} may wait to start; work whose predicted wait is longer is refused on arrival, and queued work is dropped when it passes.`,
   ),
 });
 
@@ -73,7 +74,7 @@ export const CONFIG_SCHEMA = obj('svcmaps configuration.', {
       { pattern: '^[A-Za-z0-9-]*$' },
     ),
     country_header: str(
-      "Header carrying the caller's country, e.g. CF-IPCountry, used to bias place searches. Empty: jo.",
+      "Header carrying the caller's country, e.g. CF-IPCountry, used to bias place searches. Empty: the bias is jo.",
       { pattern: '^[A-Za-z0-9-]*$' },
     ),
     shutdown_grace_ms: int(
