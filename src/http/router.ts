@@ -1,4 +1,5 @@
 import type { Caller } from '../auth/caller.js';
+import type { AppError } from '../core/errors.js';
 import type { Surface } from '../auth/authenticator.js';
 import type { Bucket } from '../store/usage-repo.js';
 import type { HttpReply, HttpRequest } from './types.js';
@@ -25,6 +26,11 @@ export interface Route {
   handler(ctx: RouteContext): Promise<HttpReply> | HttpReply;
   /** Answers at once from memory (no engine work, no store): served ahead of a backlog (src/http/uws/backlog.ts). */
   urgent?(req: HttpRequest, params: Record<string, string>): boolean;
+  /**
+   * The refusal this request would meet at admission now (a full queue, a predicted wait past the budget), asked
+   * before any other work: a burst's refusals cost neither auth nor the backlog. Parameterless routes only.
+   */
+  shed?(req: HttpRequest): AppError | undefined;
 }
 
 export type Match = { route: Route; params: Record<string, string> } | { allowed: string[] } | undefined;
@@ -57,9 +63,21 @@ function decode(seg: string): string | undefined {
 /** A small segment router: the route table is short and matching is a handful of string compares. */
 export class Router {
   private readonly routes: Compiled[] = [];
+  /** Routes without parameters, by path: found with one lookup (see exact()). */
+  private readonly literal = new Map<string, Route[]>();
 
   add(...routes: Route[]): void {
-    for (const r of routes) this.routes.push(compile(r));
+    for (const r of routes) {
+      this.routes.push(compile(r));
+      if (!r.pattern.includes(':') && !r.pattern.includes('*'))
+        this.literal.set(r.pattern, [...(this.literal.get(r.pattern) ?? []), r]);
+    }
+  }
+
+  /** The parameterless route for this method and path, if any: a map lookup, for checks made before routing. */
+  exact(method: string, path: string): Route | undefined {
+    const rs = this.literal.get(path);
+    return rs?.find((r) => r.method === method || (method === 'HEAD' && r.method === 'GET'));
   }
 
   match(method: string, path: string): Match {
