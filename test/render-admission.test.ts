@@ -108,6 +108,35 @@ describe('admission control (unit)', () => {
     expect(order).toEqual(['i1', 'b1', 'b2']);
   });
 
+  it("keeps reserved slots for interactive work: a person's tile starts at once beside a batch backlog", async () => {
+    const a = new Admission('t', { concurrency: 2, reserved: 1, lanes });
+    const g = gate();
+    const batch = [a.run('batch', () => g.p), a.run('batch', async () => 'second')];
+    expect([a.active, a.queued('batch')]).toEqual([1, 1]); // batch holds one slot at most
+    let ran = false;
+    const person = a.run('interactive', async () => void (ran = true));
+    expect(a.active).toBe(2);
+    await person;
+    expect(ran).toBe(true);
+    expect(a.queued('batch')).toBe(1); // still waiting for the batch slot
+    g.open();
+    expect(await Promise.all(batch)).toEqual([undefined, 'second']);
+  });
+
+  it('tells what run() would refuse without queuing anything', async () => {
+    const a = new Admission('t', { concurrency: 1, lanes: { batch: { queue: 1, waitMs: 1000 } } });
+    expect(a.wouldRefuse('batch')).toBeUndefined(); // a free slot
+    const g = gate();
+    const running = a.run('batch', () => g.p);
+    expect(a.wouldRefuse('batch')).toBeUndefined(); // room in the queue
+    const queued = a.run('batch', async () => 0);
+    expect(a.wouldRefuse('batch')).toMatchObject({ reason: 'full', retryAfterS: 1 });
+    expect(a.wouldRefuse('interactive')).toBeUndefined(); // no such lane: nothing to refuse for it here
+    expect([a.active, a.queued()]).toEqual([1, 1]); // asking queued nothing
+    g.open();
+    await Promise.all([running, queued]);
+  });
+
   it('refuses at once when a lane is full, or when the predicted wait exceeds the budget', async () => {
     const a = new Admission('t', { concurrency: 1, lanes: { batch: { queue: 10, waitMs: 400 } } });
     // Teach it that a job takes 150 ms (the first job per slot is not sampled: it pays start-up costs).
@@ -238,6 +267,7 @@ describe('admission control (unit)', () => {
     expect(auto.staticmap).toEqual({ concurrency: 4, queue: 16, waitMs: 5000 });
     expect(auto.tiles.interactive).toEqual({ queue: 2048, waitMs: 5000 });
     expect(auto.tiles.batch).toEqual({ queue: 512, waitMs: 4000 });
+    expect(auto.tiles.reserved).toBe(1); // of the default 4 render slots, one never goes to batch work
     const set = admissionBudgets(
       configWith({ admission: { staticmap: { concurrency: 3, queue: 5, wait_ms: 700 } } }),
       16,
@@ -298,6 +328,26 @@ describe('admission control on the real app', () => {
     const firstDrawn = Math.min(...ok.map((r) => r.order));
     expect(refused.filter((r) => r.order < firstDrawn).length).toBeGreaterThanOrEqual(atOnce);
     expect(maps().started - started).toBe(ok.length);
+  }, 120_000);
+
+  it('a map that admission would refuse is refused on arrival, before its credentials are checked', async () => {
+    const g = maps().admission;
+    const burst = Promise.all(
+      Array.from({ length: 6 }, (_, i) => timed(s, `/maps/v1/staticmap?path=${freshPath(100 + i)}&w=1024&h=1024`, H)),
+    );
+    // Wait until one map draws and admission refuses more (its queue full, or the predicted wait past the budget).
+    while (!(g.active === 1 && g.wouldRefuse('batch'))) await new Promise((r) => setTimeout(r, 5));
+    const refusals = () => g.stats.batch.full + g.stats.batch.late;
+    const before = refusals();
+    const bogus = await timed(s, `/maps/v1/staticmap?path=${freshPath(200)}`, { 'X-API-Key': 'not-a-key' });
+    expect(bogus.status).toBe(503); // not 401: a refusal costs no key lookup
+    expect(bogus.retryAfter).toMatch(/^[1-9]\d*$/);
+    expect(refusals()).toBe(before + 1);
+    await burst;
+    // With room again, the same request meets its credentials check.
+    expect((await timed(s, `/maps/v1/staticmap?path=${freshPath(201)}`, { 'X-API-Key': 'not-a-key' })).status).toBe(
+      401,
+    );
   }, 120_000);
 
   it('cold tiles requested during a static-map burst answer 200 (interactive before batch)', async () => {
@@ -414,9 +464,12 @@ describe('admission control on the real app', () => {
 
   it('a cold tile whose client went away while queued is never rendered', async () => {
     const admission = tiles().admission;
-    // Fill the render slots and the queue with a static map's basemap tiles, then ask for a cold tile and leave.
+    // Fill the render slots and the queue with a static map's basemap tiles, and the slot kept for interactive work
+    // with two other cold tiles (one drawing, one waiting); then ask for a cold tile and leave.
     const map = timed(s, `/maps/v1/staticmap?path=${freshPath(300)}&w=1024&h=1024`, H);
     while (admission.queued() === 0) await sleep(2);
+    const others = [1, 2].map((i) => timed(s, `/maps/v1/tiles/15/${17100 + i}/11000.png?t=${t}`));
+    while (admission.queued('interactive') === 0) await sleep(2);
     const gone = admission.stats.interactive.gone;
     const ac = new AbortController();
     const left = fetch(`${s.url}/maps/v1/tiles/15/17000/11000.png?t=${t}`, { signal: ac.signal }).catch(
@@ -425,7 +478,7 @@ describe('admission control on the real app', () => {
     await sleep(5);
     ac.abort();
     expect(await left).toBe('AbortError');
-    await map;
+    await Promise.all([map, ...others]);
     await until('the server to see the client leave', () => admission.stats.interactive.gone - gone >= 1);
     expect(admission.stats.interactive.gone - gone).toBe(1);
     // Never rendered, so never stored: asked again, it is drawn now.

@@ -10,6 +10,24 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /**
+   * The per-request access line, an info line with the message `request`. A logger may write it faster than info()
+   * would (its fields are known and hold no credential); without this method it goes through info().
+   */
+  access?(line: AccessLine): void;
+}
+
+/** The access line's fields, in the order they are written. */
+export interface AccessLine {
+  request_id: string;
+  method: string;
+  /** The route's pattern, or the path (at most 200 characters) when no route matched. */
+  route: string;
+  status: number;
+  key_id?: string;
+  duration_ms: number;
+  /** The answering tier: X-Tile-Source on the tile family, hit or miss on JSON answers that count misses. */
+  source?: string;
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

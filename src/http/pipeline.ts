@@ -1,5 +1,5 @@
 import { AppError, isAppError } from '../core/errors.js';
-import type { Logger } from '../core/log.js';
+import type { AccessLine, Logger } from '../core/log.js';
 import type { Authenticator, Credentials } from '../auth/authenticator.js';
 import type { Caller } from '../auth/caller.js';
 import type { Meter } from '../limits/meter.js';
@@ -100,6 +100,29 @@ export class Pipeline implements RequestHandler {
   }
 
   /**
+   * The refusal of a request admission would refuse now, decided before routing it further, authenticating it or
+   * queuing it behind a backlog: a bare 503 with Retry-After, logged and counted like any answer. Undefined for a
+   * request that goes its normal way. Asked by the adapter for every request; a lookup for most of them.
+   */
+  shed(req: HttpRequest): HttpReply | undefined {
+    if (!this.d.engineEnabled) return undefined;
+    const route = this.d.router.exact(req.method, req.path);
+    if (!route?.shed) return undefined;
+    let refusal: AppError | undefined;
+    try {
+      refusal = route.shed(req);
+    } catch (e) {
+      this.d.log.error('shed check failed', { request_id: req.requestId, error: stackOf(e) });
+      return undefined;
+    }
+    if (!refusal) return undefined;
+    if (this.d.metrics) this.d.metrics.inflight++;
+    const t = new Turn(req);
+    t.route = route;
+    return this.finish(t, this.renderError(refusal, req, route));
+  }
+
+  /**
    * Synchronous from end to end when nothing on the way waits (in-process limits and a handler that answers at once),
    * so the adapter writes the reply without a promise or a microtask; a promise otherwise.
    */
@@ -160,8 +183,8 @@ export class Pipeline implements RequestHandler {
     const source =
       h['X-Tile-Source'] ?? (route?.bucket && ctx && reply.status < 300 ? (ctx.miss ? 'miss' : 'hit') : undefined);
     // The access line costs 5-8% of hot-path throughput; a 5xx keeps its line whatever log.requests says.
-    if (this.logRequests || reply.status >= 500)
-      this.d.log.info('request', {
+    if (this.logRequests || reply.status >= 500) {
+      const line: AccessLine = {
         request_id: req.requestId,
         method: req.method,
         route: route?.pattern ?? req.path.slice(0, 200),
@@ -169,7 +192,10 @@ export class Pipeline implements RequestHandler {
         key_id: caller?.id,
         duration_ms: Math.round(ms * 100) / 100,
         source,
-      });
+      };
+      if (this.d.log.access) this.d.log.access(line);
+      else this.d.log.info('request', { ...line });
+    }
     if (this.d.metrics) {
       this.d.metrics.record(route?.pattern, reply.status, ms / 1000, source);
       this.d.metrics.inflight--;

@@ -30,6 +30,8 @@ export interface RequestHandler {
    * ahead of a backlog of requests that need real work. Asked only while there is a backlog.
    */
   urgent?(req: HttpRequest): boolean;
+  /** The refusal of a request admission would refuse now, answered before any other work; undefined otherwise. */
+  shed?(req: HttpRequest): HttpReply | undefined;
   /**
    * Replies for failures the adapter detects itself (oversized URL, headers or body, whole-request timeout), and
    * its last-resort 500 for an error the handler let escape (`error`, logged with its stack).

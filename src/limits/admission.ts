@@ -20,6 +20,11 @@ interface LaneBudget {
 export interface AdmissionOptions {
   concurrency: number;
   lanes: Partial<Record<Lane, LaneBudget>>;
+  /**
+   * Slots only the interactive lane may take (default 0): batch work never holds more than `concurrency - reserved`,
+   * so a person's cold tile starts at once however many static maps are drawing.
+   */
+  reserved?: number;
 }
 
 /**
@@ -147,7 +152,7 @@ export class Admission {
    */
   predictedWaitMs(lane: Lane): number {
     // Predictions start once a few jobs per slot were measured after the first ones.
-    if (this.running < this.o.concurrency || this.finished < 3 * this.o.concurrency) return 0;
+    if (this.running < this.slotsFor(lane) || this.finished < 3 * this.o.concurrency) return 0;
     return this.drainMs(lane);
   }
 
@@ -163,14 +168,43 @@ export class Admission {
 
   private drainMs(lane: Lane): number {
     const ahead = lane === 'interactive' ? this.queued('interactive') : this.queued();
-    return ((ahead + 1) * this.serviceMs()) / this.o.concurrency;
+    return ((ahead + 1) * this.serviceMs()) / this.slotsFor(lane);
+  }
+
+  /** The slots `lane` may hold: all of them for interactive work, all but the reserved ones for batch work. */
+  private slotsFor(lane: Lane): number {
+    return lane === 'interactive' ? this.o.concurrency : Math.max(1, this.o.concurrency - (this.o.reserved ?? 0));
+  }
+
+  /** Whether a job would start at once (a free slot its lane may take, nobody queued ahead of it). */
+  private startsNow(lane: Lane): boolean {
+    return (
+      this.running < this.slotsFor(lane) && (lane === 'interactive' ? this.queued('interactive') : this.queued()) === 0
+    );
+  }
+
+  /**
+   * What run() would do with a job entering `lane` now, without queuing anything: undefined when it would start or
+   * wait, else the refusal with its Retry-After. Lets a request be refused before any of its other work is done.
+   */
+  wouldRefuse(lane: Lane): { reason: 'full' | 'late'; retryAfterS: number } | undefined {
+    const budget = this.o.lanes[lane];
+    if (!budget || this.startsNow(lane)) return undefined;
+    if (this.live.get(lane)! >= budget.queue || this.predictedWaitMs(lane) > budget.waitMs)
+      return { reason: this.live.get(lane)! >= budget.queue ? 'full' : 'late', retryAfterS: this.retryAfterS(lane) };
+    return undefined;
+  }
+
+  /** Counts a refusal decided with wouldRefuse() (the job never reached run()). */
+  countRefusal(lane: Lane, reason: 'full' | 'late'): void {
+    this.stats[lane][reason]++;
   }
 
   run<T>(lane: Lane, job: () => Promise<T>, opts: RunOptions = {}): Promise<T> {
     const budget = this.o.lanes[lane];
     if (!budget) return Promise.reject(new Error(`admission ${this.name}: no ${lane} lane`));
     if (opts.signal?.aborted) return this.refused(lane, 'gone');
-    if (this.running < this.o.concurrency && this.queued() === 0) {
+    if (this.startsNow(lane)) {
       this.running++;
       this.stats[lane].started++;
       return this.execute(job);
@@ -270,10 +304,13 @@ export class Admission {
     this.avgMs = this.avgMs === 0 ? m : this.avgMs + EWMA_ALPHA * (m - this.avgMs);
   }
 
-  /** Starts queued jobs while slots are free, interactive first; settled (dropped, promoted) entries are skipped. */
+  /**
+   * Starts queued jobs while slots are free, interactive first, batch only within its share of the slots; settled
+   * (dropped, promoted) entries are skipped.
+   */
   private pump(): void {
     while (this.running < this.o.concurrency) {
-      const entry = this.next();
+      const entry = this.next(this.running < this.slotsFor('batch'));
       if (!entry) return;
       entry.settled = true;
       this.live.set(entry.lane, this.live.get(entry.lane)! - 1);
@@ -286,8 +323,8 @@ export class Admission {
     }
   }
 
-  private next(): Entry | undefined {
-    for (const lane of LANES) {
+  private next(batchToo: boolean): Entry | undefined {
+    for (const lane of batchToo ? LANES : (['interactive'] as const)) {
       const q = this.queues.get(lane)!;
       while (q.length) {
         const e = q.shift()!;

@@ -12,7 +12,7 @@
  */
 import { writeSync } from 'node:fs';
 import { pino } from 'pino';
-import type { Level, Logger } from '../core/log.js';
+import type { AccessLine, Level, Logger } from '../core/log.js';
 
 export interface AppLogger extends Logger {
   /** Resolves once the destination has written out what it held (call it before exiting). */
@@ -183,7 +183,25 @@ export function jsonLogger(min: Level = 'info', to: ((line: string) => void) | n
     info: (msg, f) => (f ? p.info(f, msg) : p.info(msg)),
     warn: (msg, f) => (f ? p.warn(maskFields(f), maskSecrets(msg)) : p.warn(maskSecrets(msg))),
     error: (msg, f) => (f ? p.error(maskFields(f), maskSecrets(msg)) : p.error(maskSecrets(msg))),
+    access: p.isLevelEnabled('info') ? accessWriter(dest ?? { write: to as (line: string) => void }) : () => {},
     // With a buffering destination pino's flush waits until the buffer is written; a write error ends the wait too.
     flush: () => new Promise<void>((resolve) => p.flush(() => resolve())),
+  };
+}
+
+const q = JSON.stringify;
+
+/**
+ * The access line written as pino writes an info line (same fields, same order, undefined fields left out), built
+ * directly: pino's generic serialisation and redaction cost a quarter of a hot tile's time in the HTTP thread, and
+ * these fields are route patterns, ids and numbers that hold no credential.
+ */
+function accessWriter(dest: { write(line: string): unknown }): (line: AccessLine) => void {
+  return (a) => {
+    let s = `{"level":"info"${timestamp()},"request_id":${q(a.request_id)},"method":${q(a.method)},"route":${q(a.route)},"status":${a.status}`;
+    if (a.key_id !== undefined) s += `,"key_id":${q(a.key_id)}`;
+    s += `,"duration_ms":${a.duration_ms}`;
+    if (a.source !== undefined) s += `,"source":${q(a.source)}`;
+    dest.write(s + ',"msg":"request"}\n');
   };
 }

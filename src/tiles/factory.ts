@@ -74,6 +74,8 @@ export interface TileStack {
 export interface AdmissionBudgets {
   tiles: {
     concurrency: number;
+    /** Render slots only cold tiles a person waits for may take: static maps and prefetch never hold them. */
+    reserved: number;
     interactive: { queue: number; waitMs: number };
     batch: { queue: number; waitMs: number };
   };
@@ -88,6 +90,8 @@ export function admissionBudgets(config: Config, parallelism = availableParallel
   return {
     tiles: {
       concurrency: config.tiles.concurrency,
+      // A quarter of the slots (at least one, once there are two) stay free of batch work.
+      reserved: config.tiles.concurrency >= 2 ? Math.max(1, Math.floor(config.tiles.concurrency / 4)) : 0,
       interactive: { queue: a.interactive.queue || 1024 * p, waitMs: wait(a.interactive.wait_ms) },
       batch: { queue: a.batch.queue || 256 * p, waitMs: wait(a.batch.wait_ms) },
     },
@@ -120,6 +124,7 @@ export function createTileStack(
     concurrency: t.concurrency,
     admission: new Admission('tiles', {
       concurrency: b.tiles.concurrency,
+      reserved: b.tiles.reserved,
       lanes: { interactive: b.tiles.interactive, batch: b.tiles.batch },
     }),
     prefetchConcurrency: t.prefetch_concurrency,

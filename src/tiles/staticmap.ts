@@ -30,6 +30,8 @@ export function clampSize(raw: string | null, fallback: number): number {
 export interface StaticMapRenderer {
   /** `signal` fires when nobody waits for the map any more: work not started yet is dropped. */
   render(path: LatLng[], w: number, h: number, signal?: AbortSignal): Promise<Buffer>;
+  /** The refusal a map asked for now would meet at admission, if any (renderers with admission control). */
+  refusalNow?(): AppError | undefined;
   /** Stops the threads it drew with, if any. */
   close?(): void;
 }
@@ -48,6 +50,16 @@ export class AdmittedStaticMaps implements StaticMapRenderer {
     private readonly inner: StaticMapRenderer,
     readonly admission: Admission,
   ) {}
+
+  /** The refusal a map asked for now would get (admission's queue full or its predicted wait too long). */
+  refusalNow(): AppError | undefined {
+    const r = this.admission.wouldRefuse('batch');
+    if (!r) return undefined;
+    this.admission.countRefusal('batch', r.reason);
+    return new AppError('RENDER_BACKPRESSURE', `${this.admission.name}: ${r.reason} (refused on arrival)`, {
+      retryAfter: r.retryAfterS,
+    });
+  }
 
   async render(path: LatLng[], w: number, h: number, signal?: AbortSignal): Promise<Buffer> {
     try {

@@ -13,6 +13,7 @@ export function register(router: Router, s: Services): void {
     surface: 'json',
     bucket: 'tiles',
     binary: true,
+    shed: () => s.staticMaps.refusalNow?.(),
     handler: async (ctx) => {
       const q = ctx.req.query;
       const path = parseStaticPath(q.get('path'));

@@ -175,14 +175,21 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
     /** The whole-request deadline (ms since the epoch), in `deadlines` while the request waits. */
     at = 0;
 
+    private params: URLSearchParams | undefined = undefined;
+
     constructor(
       private readonly res: uWS.HttpResponse,
       readonly method: string,
       readonly path: string,
-      readonly query: URLSearchParams,
+      private readonly rawQuery: string,
       readonly headers: Record<string, string>,
     ) {
       this.requestId = pickRequestId(headers['x-request-id']);
+    }
+
+    /** Parsed on first use: a hot tile reads one parameter, a refusal none. An over-long query reads as empty. */
+    get query(): URLSearchParams {
+      return (this.params ??= new URLSearchParams(this.rawQuery.length <= MAX_URL_BYTES ? this.rawQuery : ''));
     }
 
     // Only the tile family's per-IP cap reads the address, so it is fetched on first use (while the socket is open).
@@ -224,8 +231,13 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
       this.gone?.abort(); // queued work for this request is dropped, not done for nobody
     }
 
-    /** Runs the request now, or after the requests queued before it when the event loop has a backlog. */
+    /**
+     * Refuses the request at once when admission would (never queued behind a backlog), else runs it now, or after
+     * the requests queued before it when the event loop has a backlog.
+     */
     start(): void {
+      const refusal = handler.shed?.(this);
+      if (refusal) return this.at === 0 ? this.writeNow(refusal) : this.send(refusal);
       if (!backlog.busy() || handler.urgent?.(this)) return this.dispatch();
       if (this.at === 0) this.wait();
       backlog.defer(() => {
@@ -277,13 +289,7 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
     const rawQuery = r.getQuery() ?? '';
     const method = r.getMethod().toUpperCase();
     const path = r.getUrl();
-    const req = new UwsRequest(
-      res,
-      method,
-      path,
-      new URLSearchParams(rawQuery.length <= MAX_URL_BYTES ? rawQuery : ''),
-      headers,
-    );
+    const req = new UwsRequest(res, method, path, rawQuery, headers);
 
     // Limits the app applies itself; uWS closes the connection on requests past its own (see the README).
     if (path.length + rawQuery.length + 1 > MAX_URL_BYTES) return req.refuse('URI_TOO_LONG');
