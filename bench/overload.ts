@@ -14,8 +14,10 @@
  * Per scenario: answers by status, goodput (successful answers per second, first request sent to last answer) and its
  * ratio to the baseline, latency of refusals (503/504) p95 and whether each carried Retry-After, the slowest answer,
  * /livez and a hot tile p99 (each probed every 25 ms during the burst, from a separate process, over a new connection
- * per request / over one kept-alive connection) and the server's peak
- * RSS. Requests go over raw HTTP/1.1 sockets (bench/raw-get.ts), one connection each.
+ * per request / over one kept-alive connection), the server's own event-loop delay during the burst (p99 and max of
+ * perf_hooks.monitorEventLoopDelay, read from its /metrics: nodejs_eventloop_lag_*, reset at every scrape, so a
+ * scrape before and one after each burst bracket it) and the server's peak RSS. Requests go over raw HTTP/1.1
+ * sockets (bench/raw-get.ts), one connection each. The closing lines compare each scenario with its goal.
  *
  * Tunables (environment): BENCH_BASELINE_MAPS (32). Results are also written to bench/results/overload-<time>.json.
  */
@@ -23,6 +25,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fork } from 'node:child_process';
+import { createServer } from 'node:net';
 import { ensurePlacesDb } from '../src/places/load.js';
 import { ROOT, startProc, type Proc } from './tiles-proc.js';
 import { rawGet, type Answer } from './raw-get.js';
@@ -33,6 +36,25 @@ const REQUEST_TIMEOUT_MS = 30_000;
 let port = 0;
 let apiKey = '';
 let token = '';
+let metricsPort = 0;
+
+/** A port free right now, for the server's metrics listener. */
+const freePort = () =>
+  new Promise<number>((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const p = (srv.address() as { port: number }).port;
+      srv.close(() => res(p));
+    });
+  });
+
+/** The server's event-loop delay since the previous scrape (prom-client resets it at each one), in ms. */
+async function loopDelay(): Promise<{ p99: number; max: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
+  return { p99: read('nodejs_eventloop_lag_p99_seconds'), max: read('nodejs_eventloop_lag_max_seconds') };
+}
 
 const get = (path: string, headers: Record<string, string> = {}): Promise<Answer> =>
   rawGet(port, path, headers, REQUEST_TIMEOUT_MS + 15_000);
@@ -73,6 +95,7 @@ async function watch(proc: Proc, hotTile: string) {
     execArgv: ['--import', 'tsx'],
   });
   await new Promise((r) => child.once('message', r)); // 'ready'
+  await loopDelay(); // starts the window
   let peakRss = proc.rssMb();
   const rss = setInterval(() => (peakRss = Math.max(peakRss, proc.rssMb())), 100);
   return async () => {
@@ -81,7 +104,10 @@ async function watch(proc: Proc, hotTile: string) {
       child.once('message', (m) => r(m as number[][]));
       child.send('stop');
     });
+    const loop = await loopDelay();
     return {
+      loopP99: loop.p99,
+      loopMax: loop.max,
       livezP99: pct(livez!, 99),
       hotP99: pct(hot!, 99),
       livezKeptP99: pct(livezKept!, 99),
@@ -109,6 +135,9 @@ interface Row {
   /** The same probes over one kept-alive connection each. */
   livezKeptP99Ms: number;
   hotTileKeptP99Ms: number;
+  /** The server's event-loop delay during the scenario (monitorEventLoopDelay, via /metrics). */
+  loopP99Ms: number;
+  loopMaxMs: number;
   peakRssMb: number;
 }
 
@@ -142,6 +171,8 @@ function summarise(
     hotTileP99Ms: w.hotP99,
     livezKeptP99Ms: w.livezKeptP99,
     hotTileKeptP99Ms: w.hotKeptP99,
+    loopP99Ms: w.loopP99,
+    loopMaxMs: w.loopMax,
     peakRssMb: w.peakRssMb,
   };
 }
@@ -158,7 +189,8 @@ const settle = () => new Promise((r) => setTimeout(r, 3000)); // the server fini
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svcmaps-overload-'));
   await ensurePlacesDb(dataDir); // the embedded default a fresh `serve` installs
-  const proc = await startProc('serve-app.ts', [dataDir]);
+  metricsPort = await freePort();
+  const proc = await startProc('serve-app.ts', [dataDir], { SVCMAPS_METRICS__PORT: String(metricsPort) });
   try {
     port = proc.port;
     const base = `http://127.0.0.1:${proc.port}`;
@@ -208,6 +240,8 @@ async function main(): Promise<void> {
         const tiles = await burst(coldTiles(200), {});
         const m = await maps;
         mapsUnderTiles = summarise('  (the 300 maps beside them)', m.answers, m.seconds, {
+          loopP99: NaN,
+          loopMax: NaN,
           livezP99: NaN,
           hotP99: NaN,
           livezKeptP99: NaN,
@@ -222,6 +256,7 @@ async function main(): Promise<void> {
     if (mapsUnderTiles) print([mapsUnderTiles]);
     await run('1,000 cold z14 tiles at once', () => burst(coldTiles(1000), {}), false);
 
+    goals(rows);
     const hwm = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
     console.log(`\nserver peak RSS over the whole run (VmHWM): ${hwm.toFixed(0)} MB`);
     console.log(
@@ -260,6 +295,7 @@ function print(rows: Row[]): void {
         'slowest'.padStart(8),
         'livez p99'.padStart(13),
         'hot p99'.padStart(13),
+        'loop p99/max'.padStart(13),
         'peak RSS'.padStart(8),
       ].join(' '),
     );
@@ -285,9 +321,34 @@ function print(rows: Row[]): void {
         `${f(r.slowestMs)} ms`.padStart(8),
         `${f(r.livezP99Ms)}/${f(r.livezKeptP99Ms)} ms`.padStart(13),
         `${f(r.hotTileP99Ms)}/${f(r.hotTileKeptP99Ms)} ms`.padStart(13),
+        `${f(r.loopP99Ms)}/${f(r.loopMaxMs)} ms`.padStart(13),
         `${f(r.peakRssMb)} MB`.padStart(8),
       ].join(' '),
     );
+}
+
+/**
+ * The goals a burst is held to on this machine: refusals answered within 250 ms (p95), /livez and a hot tile within
+ * 100 ms (p99, new connection per probe), and nine in ten cold tiles sent during a map burst answered 200.
+ */
+function goals(rows: Row[]): void {
+  const find = (prefix: string) => rows.find((r) => r.scenario.startsWith(prefix));
+  const lines: [string, boolean][] = [];
+  for (const prefix of ['600 maps', '1,000 cold']) {
+    const r = find(prefix);
+    if (!r) continue;
+    const refusals = r.refused === 0 || r.refusalP95Ms <= 250;
+    lines.push([
+      `${r.scenario}: refusal p95 <= 250 ms (${r.refused ? `${r.refusalP95Ms.toFixed(0)} ms` : 'none refused'})`,
+      refusals,
+    ]);
+    lines.push([`${r.scenario}: /livez p99 <= 100 ms (${r.livezP99Ms.toFixed(0)} ms)`, r.livezP99Ms <= 100]);
+    lines.push([`${r.scenario}: hot tile p99 <= 100 ms (${r.hotTileP99Ms.toFixed(0)} ms)`, r.hotTileP99Ms <= 100]);
+  }
+  const tiles = find('200 cold');
+  if (tiles) lines.push([`${tiles.scenario}: >= 180 of 200 answer 200 (${tiles.ok})`, tiles.ok >= 180]);
+  console.log('\ngoals:');
+  for (const [what, met] of lines) console.log(`  ${met ? 'met    ' : 'NOT MET'} ${what}`);
 }
 
 await main();

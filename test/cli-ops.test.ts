@@ -246,7 +246,11 @@ describe('svcmaps config', () => {
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
     expect(schema.properties.http.properties.shutdown_grace_ms.default).toBe(30_000);
     expect(schema.properties.metrics.properties.port.default).toBe(0);
-    expect(schema.properties.log.properties.requests).toEqual({ type: 'boolean', default: true });
+    expect(schema.properties.log.properties.requests).toEqual({
+      type: 'boolean',
+      default: true,
+      description: expect.stringMatching(/access-log line/),
+    });
     const validate = new Ajv({ strict: false }).compile(schema);
     expect(validate(DEFAULTS)).toBe(true);
     expect(validate({ metrics: { prot: 1 } })).toBe(false);
