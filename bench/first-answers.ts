@@ -10,15 +10,16 @@
  *   routes, genuine 422s, or the degraded straight line.
  * BENCH_ONLY_DATA=1 measures only BENCH_DATA / BENCH_PBF. Runs: BENCH_RUNS (default 3) starts per row; medians of
  * the times, totals of the answers.
- * Results: bench/results/first-answers.json and a table on stdout.
+ * Results: bench/latest/start.json (see bench/record.ts) and a table on stdout.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { envNum } from './env.js';
 import { prng } from './routing-stats.js';
+import { recordResult } from './record.js';
 import { ROOT } from './tiles-proc.js';
 
 const BIN = join(ROOT, 'bin', 'svcmaps');
@@ -232,15 +233,7 @@ async function main() {
     }
   }
   const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
-  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-  writeFileSync(
-    join(ROOT, 'bench/results/first-answers.json'),
-    JSON.stringify(
-      { date: new Date().toISOString(), commit: git, cores: availableParallelism(), runs: RUNS, rows },
-      null,
-      2,
-    ),
-  );
+  recordResult('start', { runs: RUNS, busySpinners: BUSY, rows });
   for (const r of rows)
     if (r.searches.missed.length) console.log(`${r.data}, ${r.load}: ${r.searches.missed.join('; ')}`);
   console.log(`first answers after a start (${RUNS} starts a row, medians; commit ${git})`);

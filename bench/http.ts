@@ -26,7 +26,7 @@
  */
 import autocannon from 'autocannon';
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -35,6 +35,7 @@ import { fileURLToPath } from 'node:url';
 import type { BareRoute } from './serve-bare.js';
 import type { ReadyLine } from './lifecycle.js';
 import { envNum } from './env.js';
+import { recordResult } from './record.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..');
@@ -665,35 +666,17 @@ async function main(): Promise<void> {
   console.log(`\n(for reference, app throughput lost vs the app's own /livez: ${vsLivez})`);
   console.log(verdict);
 
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const outDir = join(HERE, 'results');
-  mkdirSync(outDir, { recursive: true });
-  const outFile = join(outDir, `http-${stamp}.json`);
-  writeFileSync(
-    outFile,
-    JSON.stringify(
-      {
-        benchmark: 'http',
-        at: new Date().toISOString(),
-        node: process.version,
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model,
-        settings: { ...SETTINGS, host: HOST, goalOverhead: GOAL_OVERHEAD },
-        startupMs: startups,
-        summary,
-        goalMet: allUnder,
-        verdict,
-        runs,
-        captured: captured?.spec.map((r) => ({ ...r, body: Buffer.from(r.bodyBase64, 'base64').toString('utf8') })),
-        wallSeconds: (performance.now() - t0) / 1000,
-      },
-      null,
-      2,
-    ) + '\n',
-  );
-  console.log(
-    `\nwrote ${join('bench', 'results', `http-${stamp}.json`)} (${((performance.now() - t0) / 1000).toFixed(0)} s total)`,
-  );
+  const file = recordResult('http', {
+    settings: { ...SETTINGS, host: HOST, goalOverhead: GOAL_OVERHEAD },
+    startupMs: startups,
+    summary,
+    goalMet: allUnder,
+    verdict,
+    runs,
+    captured: captured?.spec.map((r) => ({ ...r, body: Buffer.from(r.bodyBase64, 'base64').toString('utf8') })),
+    wallSeconds: (performance.now() - t0) / 1000,
+  });
+  console.log(`\nwrote ${file} (${((performance.now() - t0) / 1000).toFixed(0)} s total)`);
 }
 
 main().then(

@@ -21,7 +21,7 @@
  *
  * Tunables (environment): BENCH_BASELINE_MAPS (32). Results are also written to bench/results/overload-<time>.json.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fork } from 'node:child_process';
@@ -29,6 +29,7 @@ import { createServer } from 'node:net';
 import { ensurePlacesDb } from '../src/places/load.js';
 import { ROOT, startProc, type Proc } from './tiles-proc.js';
 import { rawGet, type Answer } from './raw-get.js';
+import { recordResult } from './record.js';
 
 const BASELINE_MAPS = Number(process.env.BENCH_BASELINE_MAPS ?? 32);
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -264,9 +265,7 @@ async function main(): Promise<void> {
         .map((l) => l.toFixed(2))
         .join(' ')} (shared: other work may run beside the benchmark)`,
     );
-    mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-    const file = join(ROOT, `bench/results/overload-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, JSON.stringify({ rows, mapsUnderTiles, baselineMapsPerS: baseline, peakRssMb: hwm }, null, 2));
+    const file = recordResult('overload', { rows, mapsUnderTiles, baselineMapsPerS: baseline, peakRssMb: hwm });
     console.log(`results: ${file}`);
   } finally {
     await proc.stop();
