@@ -74,6 +74,11 @@ export class Router {
     }
   }
 
+  /** The registered routes, in matching order: a copy, for listing and checking them. */
+  list(): ReadonlyArray<Readonly<Route>> {
+    return this.routes.map((c) => c.route);
+  }
+
   /** The parameterless route for this method and path, if any: a map lookup, for checks made before routing. */
   exact(method: string, path: string): Route | undefined {
     const rs = this.literal.get(path);
