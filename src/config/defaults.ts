@@ -58,8 +58,8 @@ export interface Config {
   metrics: { port: number; host: string };
   log: {
     /**
-     * One access-log line per request. It costs 5-8% of hot-path throughput, so a node whose proxy already keeps an
-     * access log can turn it off; 5xx answers and errors are logged either way.
+     * One access-log line per request, written asynchronously in batches (src/ops/log.ts). A node whose proxy already
+     * keeps an access log can turn it off; 5xx answers and errors are logged either way.
      */
     requests: boolean;
   };

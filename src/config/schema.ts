@@ -141,7 +141,7 @@ export const CONFIG_SCHEMA = obj('svcmaps configuration.', {
   ),
   log: obj('Logging (JSON lines on stderr).', {
     requests: bool(
-      'One access-log line per request. It costs 5-8% of hot-path throughput, so a node whose proxy already keeps an access log can turn it off; 5xx answers and errors are logged either way.',
+      'One access-log line per request, written asynchronously in batches. A node whose proxy already keeps an access log can turn it off; 5xx answers and errors are logged either way.',
     ),
   }),
   cluster: obj(

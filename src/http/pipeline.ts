@@ -182,7 +182,7 @@ export class Pipeline implements RequestHandler {
     // The answering tier: X-Tile-Source on the tile family, cache hit or miss on JSON answers that count misses.
     const source =
       h['X-Tile-Source'] ?? (route?.bucket && ctx && reply.status < 300 ? (ctx.miss ? 'miss' : 'hit') : undefined);
-    // The access line costs 5-8% of hot-path throughput; a 5xx keeps its line whatever log.requests says.
+    // log.requests: false drops the access line, except for a 5xx, which keeps it.
     if (this.logRequests || reply.status >= 500) {
       const line: AccessLine = {
         request_id: req.requestId,
