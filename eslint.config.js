@@ -57,7 +57,7 @@ const layerPatterns = (layer) =>
     return {
       regex: dep === 'app' ? '^(\\.\\./)+app\\.js$' : `^(\\.\\./)+${dep}/`,
       allowTypeImports: typesOnly,
-      message: `src/${layer}/ must not ${typesOnly ? 'run code of' : 'depend on'} src/${dep} (the dependency rule in the README's Layout section).`,
+      message: `src/${layer}/ must not ${typesOnly ? 'run code of' : 'depend on'} src/${dep} (the dependency rule in docs/architecture.md).`,
     };
   });
 

@@ -1,4 +1,4 @@
-/** Named defaults for every operator-configurable value; the spec's numbers where it gives them. */
+/** Named defaults for every operator-configurable value. */
 interface PoolConfig {
   concurrency: number;
   queue: number;
@@ -118,7 +118,7 @@ interface LaneConfig {
 }
 
 /**
- * Admission control on the render paths (README "Bursts: admission control"). Cold tiles and static-map tiles share
+ * Admission control on the render paths (docs/operations.md, "Bursts: admission control"). Cold tiles and static-map tiles share
  * `tiles.concurrency` origin calls in flight, interactive first; static maps have their own in-flight budget.
  * A 0 count is sized from the machine (os.availableParallelism()).
  */

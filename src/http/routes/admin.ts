@@ -41,7 +41,7 @@ function parseCreate(body: Record<string, unknown>, s: Services): CreateKeyInput
 
 const DATA_DIR_TTL_MS = 10_000;
 
-/** Key management, today's usage and the server's status for super_admin callers (shapes in the README). */
+/** Key management, today's usage and the server's status for super_admin callers (shapes in docs/console.md, "Admin routes"). */
 export function register(router: Router, s: Services): void {
   const started = Date.now();
   // The data directory's facts (row counts, file sizes, tiles per zoom) take tens of milliseconds of the HTTP

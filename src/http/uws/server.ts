@@ -291,7 +291,7 @@ export function listen(handler: RequestHandler, opts: ListenOptions): Promise<Ru
     const path = r.getUrl();
     const req = new UwsRequest(res, method, path, rawQuery, headers);
 
-    // Limits the app applies itself; uWS closes the connection on requests past its own (see the README).
+    // Limits the app applies itself; uWS closes the connection on requests past its own (docs/security.md, "Request size limits").
     if (path.length + rawQuery.length + 1 > MAX_URL_BYTES) return req.refuse('URI_TOO_LONG');
     if (headerBytes > MAX_HEADER_BYTES || fields > MAX_HEADER_FIELDS) return req.refuse('HEADERS_TOO_LARGE');
     if (!BODY_METHODS.has(method)) return req.start();
