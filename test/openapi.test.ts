@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -9,7 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signJwt } from '../src/auth/jwt.js';
 import { ERRORS } from '../src/core/errors.js';
 import type { PipelineDeps } from '../src/http/pipeline.js';
-import { OPENAPI_FILE } from '../src/http/routes/openapi.js';
+import { Router } from '../src/http/router.js';
+import { OPENAPI_FILE, register } from '../src/http/routes/openapi.js';
+import type { HttpReply } from '../src/http/types.js';
+import type { Services } from '../src/services.js';
 import { startPlacesServer, type TestServer } from './helpers/app.js';
 
 /**
@@ -307,5 +310,43 @@ describe('docs/openapi.yaml against a fresh server', () => {
     }
     expect(wrong).toEqual([]);
     expect(sent).toBeGreaterThan(operations.length);
+  });
+});
+
+describe('GET /maps/v1/openapi.json', () => {
+  it('reads the document once; a document that cannot be read fails that request only', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svcmaps-openapi-file-'));
+    try {
+      const file = join(dir, 'openapi.yaml');
+      const router = new Router();
+      register(router, {} as Services, file);
+      const route = router.list()[0]!;
+      const ask = (headers: Record<string, string> = {}) =>
+        Promise.resolve(
+          route.handler({
+            req: {
+              method: 'GET',
+              path: route.pattern,
+              query: new URLSearchParams(),
+              headers,
+              ip: '127.0.0.1',
+              requestId: 'r',
+            },
+            params: {},
+            miss: false,
+          }),
+        );
+      await expect(ask()).rejects.toThrow(/ENOENT/);
+      writeFileSync(file, 'openapi: 3.1.0\ninfo:\n  title: first\n');
+      const first: HttpReply = await ask();
+      expect(first.status).toBe(200);
+      expect(JSON.parse(String(first.body))).toEqual({ openapi: '3.1.0', info: { title: 'first' } });
+      writeFileSync(file, 'openapi: 3.1.0\ninfo:\n  title: second\n');
+      const again = await ask();
+      expect(again.body).toBe(first.body);
+      expect((await ask({ 'if-none-match': first.headers['ETag']! })).status).toBe(304);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
