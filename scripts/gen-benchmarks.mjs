@@ -138,6 +138,24 @@ const RENDER = {
         ]),
       ),
   },
+  sizing: {
+    title: 'Sizing (`npm run bench:sizing`)',
+    body: (f) =>
+      'One whole `svcmaps import` per extract into a fresh data directory (default `--memory`), then `svcmaps serve` on it ' +
+      "until `/readyz` answers. Peak memory is the import process's high-water mark; disk is the data directory.\n\n" +
+      table(
+        ['extract', 'PBF', 'import', 'import peak memory', 'disk', 'serve: /readyz after', 'serving RSS'],
+        f.rows.map((r) => [
+          r.extract,
+          `${fix(r.pbfMb, 1)} MiB`,
+          `${fix(r.importS, 0)} s`,
+          `${int(r.importPeakRssMb)} MiB`,
+          `${int(r.diskMb)} MiB`,
+          `${fix(r.serveReadyS, 1)} s`,
+          `${int(r.serveRssMb)} MiB`,
+        ]),
+      ),
+  },
   start: {
     title: 'First answers after a start (`npm run bench:start`)',
     body: (f) =>
