@@ -3,8 +3,8 @@
 //
 // Everything the appliance needs to run on a machine without network: dist/ (compiled here), the production
 // node_modules with their native modules built for this platform and Node ABI, the embedded gazetteer
-// (data/base/places.db), fonts, styles, bin, install.sh, README.md, package.json, package-lock.json and the deploy/
-// examples, plus .svcmaps-bundle.json naming the platform and Node ABI it was built for. `./install.sh` inside the
+// (data/base/places.db), fonts, styles, bin, install.sh, README.md, package.json, package-lock.json, the deploy/
+// examples, docs/, LICENSE and CHANGELOG.md, plus .svcmaps-bundle.json naming the platform and Node ABI it was built for. `./install.sh` inside the
 // extracted bundle sees that file and does not run npm.
 //
 // Nothing in the checkout is written except .bundle/: dist is compiled straight into the staging directory, and
@@ -51,8 +51,11 @@ const CARRIED = [
   'package-lock.json',
   'scripts/build-places-base.mjs',
 ];
-/** Carried when the source tree has them (reverse-proxy examples). */
-const OPTIONAL = ['deploy'];
+/**
+ * Carried when the source tree has them: the reverse-proxy examples, and docs/ (the server answers
+ * /maps/v1/openapi.json from docs/openapi.yaml), the licence and the changelog.
+ */
+const OPTIONAL = ['deploy', 'docs', 'LICENSE', 'CHANGELOG.md'];
 export const BUNDLE_MARKER = '.svcmaps-bundle.json';
 
 function parseArgs(argv) {
