@@ -29,7 +29,7 @@ type Way = keyof typeof WAYS;
 
 if (args.child) {
   const { readGraphFileShared } =
-    await loadBuilt<typeof import('../src/routing/graph-file.js')>('routing/graph-file.js');
+    await loadBuilt<typeof import('../src/routing/build/graph-file.js')>('routing/build/graph-file.js');
   const t0 = performance.now();
   await readGraphFileShared(args.graph, WAYS[args.child as Way]);
   process.stdout.write(`${performance.now() - t0}\n`);

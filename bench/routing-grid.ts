@@ -3,9 +3,9 @@
  * code as the road import, in its own process so the peak RSS is its own. Compares CH queries with plain
  * bidirectional Dijkstra on the same uncontracted graph. usage: routing-grid.ts <W>; prints one JSON line.
  */
-import { buildCH } from '../src/routing/ch-build.js';
-import { CHQuery } from '../src/routing/ch-query.js';
-import { BidiDijkstra } from '../src/routing/dijkstra.js';
+import { buildCH } from '../src/routing/build/ch-build.js';
+import { CHQuery } from '../src/routing/query/ch-query.js';
+import { BidiDijkstra } from '../src/routing/query/dijkstra.js';
 import { pct, prng } from './routing-stats.js';
 
 const W = Number(process.argv[2] ?? 1000),

@@ -14,8 +14,8 @@
  * `--layout` is the layout file of a synthetic country (bench/scale.ts): long pairs then join copies far apart and
  * local pairs stay inside one copy; without it pairs are random road nodes, split by distance.
  */
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { pct, prng } from './routing-stats.js';
@@ -42,14 +42,24 @@ type Pair = [LatLng, LatLng];
 type Mods = { be: any; snap: any; path: any; alts: any; man: any; graph: any; chains: any; ov?: any; lj?: any };
 
 async function load(dir: string): Promise<Mods> {
-  const m = (f: string) => import(pathToFileURL(resolve(dir, 'routing', f)).href);
+  // builds before the stage folders (routing/query/, routing/answer/ ...) hold every module in routing/ itself
+  const at = (f: string) => (existsSync(resolve(dir, 'routing', f)) ? f : basename(f));
+  const m = (f: string) => import(pathToFileURL(resolve(dir, 'routing', at(f))).href);
   const [be, snap, path, alts, man, graph, chains] = await Promise.all(
-    ['builtin-engine.js', 'snap.js', 'path.js', 'alternatives.js', 'maneuvers.js', 'graph.js', 'chains.js'].map(m),
+    [
+      'builtin-engine.js',
+      'query/snap.js',
+      'query/path.js',
+      'query/alternatives.js',
+      'answer/maneuvers.js',
+      'graph.js',
+      'query/chains.js',
+    ].map(m),
   );
   // builds before the simplified overview have no overview.js: their lines are full
-  const ov = await m('overview.js').catch(() => undefined);
+  const ov = await m('answer/overview.js').catch(() => undefined);
   // builds before line-json.js write the line text in path.js
-  const lj = await m('line-json.js').catch(() => undefined);
+  const lj = await m('answer/line-json.js').catch(() => undefined);
   return { be, snap, path, alts, man, graph, chains, ov, lj };
 }
 

@@ -31,7 +31,9 @@ if (!args.graph || !args.layout)
   throw new Error('--graph <data>/roads.graph and --layout <pbf>.layout.json are required');
 
 const { loadGraph } = await loadBuilt<typeof import('../src/routing/graph.js')>('routing/graph.js');
-const { PooledRouter } = await loadBuilt<typeof import('../src/routing/route-pool.js')>('routing/route-pool.js');
+const { PooledRouter } = await loadBuilt<typeof import('../src/routing/threads/route-pool.js')>(
+  'routing/threads/route-pool.js',
+);
 const layout = readLayout(args.layout.replace(/\.layout\.json$/, ''));
 
 const pairs = countryPairs(layout, prng(2026));

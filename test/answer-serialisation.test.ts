@@ -16,14 +16,14 @@ import {
   pathLine,
   pathManeuvers,
   polylineBytes,
-} from '../src/routing/route-record.js';
+} from '../src/routing/answer/route-record.js';
 import type { Maneuver } from '../src/routing/types.js';
 import {
   maneuversBytesMax,
   routerManeuversBytesMax,
   writeManeuvers,
   writeRouterManeuvers,
-} from '../src/routing/maneuver-json.js';
+} from '../src/routing/answer/maneuver-json.js';
 
 /** writeManeuvers' text of `list`, in a buffer of exactly maneuversBytesMax(list) bytes. */
 function written(list: Maneuver[]): string {

@@ -3,7 +3,7 @@ import { startServer, errorCode, type TestServer } from './helpers/app.js';
 import type { RoutingEngine } from '../src/routing/types.js';
 import { noTiles } from '../src/tiles/no-origin.js';
 import { noStaticMaps } from '../src/tiles/staticmap.js';
-import { enginePath } from '../src/routing/route-record.js';
+import { enginePath } from '../src/routing/answer/route-record.js';
 
 /** Engine whose answer depends on the origin latitude, to reach each response shape deterministically. */
 const engine: RoutingEngine = {

@@ -8,7 +8,7 @@ import { DEFAULTS } from '../src/config/defaults.js';
 import { silentLogger } from '../src/core/log.js';
 import { roadsImporter } from '../src/import/roads-importer.js';
 import { createRoutingEngine } from '../src/routing/engine-factory.js';
-import { INLINE_WARM_UP_SHARE, type PooledRouter } from '../src/routing/route-pool.js';
+import { INLINE_WARM_UP_SHARE, type PooledRouter } from '../src/routing/threads/route-pool.js';
 import { AnswerCache } from '../src/cache/answer-cache.js';
 import { HotTier } from '../src/cache/hot-tier.js';
 import { isAppError } from '../src/core/errors.js';
@@ -589,7 +589,7 @@ describe('engine pool', () => {
   });
 
   it('a thread that dies before it is set up is replaced after a growing back-off, not in a hot loop', async () => {
-    const pool = onePool('broken', '../src/routing/route-pool.ts', 'no-such-worker', 300);
+    const pool = onePool('broken', '../src/routing/threads/route-pool.ts', 'no-such-worker', 300);
     try {
       // the task is answered (at its 300 ms deadline, or when its thread dies), not held until a thread works
       const e = await pool.run({}).catch((err: unknown) => err);

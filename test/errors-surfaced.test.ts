@@ -17,7 +17,7 @@ import { placesImporter } from '../src/import/places-importer.js';
 import { Pool } from '../src/limits/pool.js';
 import { inspectDataDir } from '../src/ops/status.js';
 import { GRAPH_FILE } from '../src/routing/graph.js';
-import { decodeLeg } from '../src/routing/route-record.js';
+import { decodeLeg } from '../src/routing/answer/route-record.js';
 import {
   openRedis,
   redisFaultCounts,

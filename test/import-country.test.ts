@@ -11,7 +11,7 @@ import { GRAPH_FILE } from '../src/routing/graph.js';
 import { RenderStore } from '../src/store/render/reader.js';
 import { LIECHTENSTEIN_PBF } from './helpers/fixtures.js';
 import { writeSynthCountry, type SynthCountry } from './helpers/synth-country.js';
-import { pathManeuvers } from '../src/routing/route-record.js';
+import { pathManeuvers } from '../src/routing/answer/route-record.js';
 
 /**
  * The import pipeline end to end on a small synthetic country: 3 copies of the Liechtenstein fixture side by side,

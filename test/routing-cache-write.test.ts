@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Pool } from '../src/limits/pool.js';
 import { DirectionsService, type RouteCache } from '../src/routing/directions.js';
-import { decodeLeg, enginePath } from '../src/routing/route-record.js';
+import { decodeLeg, enginePath } from '../src/routing/answer/route-record.js';
 import type { DirectionsRequest, RoutingEngine } from '../src/routing/types.js';
 
 // A fresh route goes into the route cache once its answer is on its way (a setImmediate after the answer): the

@@ -9,17 +9,17 @@ import type { OsmRoads, RawRestriction } from '../src/import/roads/osm-read.js';
 import { carProfile, parseMaxspeed } from '../src/routing/profile.js';
 import { roadsImporter } from '../src/import/roads-importer.js';
 import { BuiltinEngine } from '../src/routing/builtin-engine.js';
-import { buildCH } from '../src/routing/ch-build.js';
-import { CHQuery } from '../src/routing/ch-query.js';
-import { BidiDijkstra } from '../src/routing/dijkstra.js';
+import { buildCH } from '../src/routing/build/ch-build.js';
+import { CHQuery } from '../src/routing/query/ch-query.js';
+import { BidiDijkstra } from '../src/routing/query/dijkstra.js';
 import { randomGrid } from './helpers/grid.js';
 import { lowerBound } from '../src/core/sorted.js';
 import { GRAPH_FILE, loadGraph } from '../src/routing/graph.js';
-import { writeGraphFile } from '../src/routing/graph-file.js';
+import { writeGraphFile } from '../src/routing/build/graph-file.js';
 import { LIECHTENSTEIN_PBF } from './helpers/fixtures.js';
-import { pathManeuvers } from '../src/routing/route-record.js';
+import { pathManeuvers } from '../src/routing/answer/route-record.js';
 import { costsBothWays, snapOnSegment } from './helpers/road-seeds.js';
-import { snapPoint } from '../src/routing/snap.js';
+import { snapPoint } from '../src/routing/query/snap.js';
 
 describe('car profile', () => {
   it('parses maxspeed in km/h and mph; zone values fall back to the class default', () => {

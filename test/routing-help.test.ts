@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { roadsImporter } from '../src/import/roads-importer.js';
 import { BuiltinEngine } from '../src/routing/builtin-engine.js';
-import type { FoundRoute } from '../src/routing/chains.js';
+import type { FoundRoute } from '../src/routing/query/chains.js';
 import { GRAPH_FILE, loadGraph, type RoadGraph } from '../src/routing/graph.js';
-import { maneuvers } from '../src/routing/maneuvers.js';
-import type { RoutePath } from '../src/routing/path.js';
-import { HelpDesk, helpWords, pathsShared, WORDS, type HelpInit } from '../src/routing/route-help.js';
-import { PooledRouter } from '../src/routing/route-pool.js';
-import { encodeLeg, pathRecord } from '../src/routing/route-record.js';
+import { maneuvers } from '../src/routing/answer/maneuvers.js';
+import type { RoutePath } from '../src/routing/query/path.js';
+import { HelpDesk, helpWords, pathsShared, WORDS, type HelpInit } from '../src/routing/threads/route-help.js';
+import { PooledRouter } from '../src/routing/threads/route-pool.js';
+import { encodeLeg, pathRecord } from '../src/routing/answer/route-record.js';
 import { LIECHTENSTEIN_PBF } from './helpers/fixtures.js';
 
 /**

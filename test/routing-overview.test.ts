@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { overviewIndices, overviewLine } from '../src/routing/overview.js';
+import { overviewIndices, overviewLine } from '../src/routing/answer/overview.js';
 
 /** Flat distance (degrees of latitude) from point i to the segment between points a and b, longitudes scaled by c. */
 function toSegment(pts: Float64Array, i: number, a: number, b: number, c: number): number {

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { buildRoadGraph } from '../src/import/roads/build-graph.js';
 import type { OsmRoads } from '../src/import/roads/osm-read.js';
 import { BuiltinEngine } from '../src/routing/builtin-engine.js';
-import { turnOnto } from '../src/routing/chains.js';
+import { turnOnto } from '../src/routing/query/chains.js';
 import type { RoadGraph } from '../src/routing/graph.js';
-import { pathManeuvers } from '../src/routing/route-record.js';
-import { turnAngle, turnMs, U_TURN_MS } from '../src/routing/turn-cost.js';
+import { pathManeuvers } from '../src/routing/answer/route-record.js';
+import { turnAngle, turnMs, U_TURN_MS } from '../src/routing/build/turn-cost.js';
 import { osmRoads } from './helpers/osm-roads.js';
 
 /**

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { buildCH } from '../src/routing/ch-build.js';
-import { CHQuery } from '../src/routing/ch-query.js';
-import { setUnpackKeep, setUnpackListLimit } from '../src/routing/ch-unpack.js';
+import { buildCH } from '../src/routing/build/ch-build.js';
+import { CHQuery } from '../src/routing/query/ch-query.js';
+import { setUnpackKeep, setUnpackListLimit } from '../src/routing/query/ch-unpack.js';
 import type { RoadGraph } from '../src/routing/graph.js';
-import { lineJson } from '../src/routing/line-json.js';
-import { assemble } from '../src/routing/path.js';
+import { lineJson } from '../src/routing/answer/line-json.js';
+import { assemble } from '../src/routing/query/path.js';
 import { randomGrid } from './helpers/grid.js';
 
 describe('CH unpacking', () => {

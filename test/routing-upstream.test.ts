@@ -9,7 +9,7 @@ import type { LatLng } from '../src/core/geo.js';
 import { roadsImporter } from '../src/import/roads-importer.js';
 import { BuiltinEngine } from '../src/routing/builtin-engine.js';
 import { GRAPH_FILE } from '../src/routing/graph.js';
-import { pathLine, pathManeuvers } from '../src/routing/route-record.js';
+import { pathLine, pathManeuvers } from '../src/routing/answer/route-record.js';
 import type { EnginePath, EngineResult, Maneuver, RouteOptions, RoutingEngine } from '../src/routing/types.js';
 import { graphhopperEngine } from '../src/routing/upstream/graphhopper.js';
 import { decodePolyline } from '../src/routing/upstream/http.js';

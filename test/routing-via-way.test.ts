@@ -12,10 +12,10 @@ import type { ImportSummary } from '../src/import/types.js';
 import { BuiltinEngine } from '../src/routing/builtin-engine.js';
 import { costsBothWays } from './helpers/road-seeds.js';
 import { GRAPH_FILE } from '../src/routing/graph.js';
-import { snapPoint } from '../src/routing/snap.js';
+import { snapPoint } from '../src/routing/query/snap.js';
 import { startServer } from './helpers/app.js';
 import { OSM_FIXTURES } from './helpers/fixtures.js';
-import { pathLine, pathManeuvers } from '../src/routing/route-record.js';
+import { pathLine, pathManeuvers } from '../src/routing/answer/route-record.js';
 
 /**
  * test/fixtures/osm/via-way-restrictions.osm(.pbf), a hand-written grid (see the comment at the top of the XML):

@@ -7,7 +7,7 @@ import { MBTiles } from '../store/mbtiles.js';
 import { PLACES_FILE } from '../store/places/schema.js';
 import { nearTokensVersion } from '../store/places/index-db.js';
 import { GRAPH_FILE } from '../routing/graph.js';
-import { readGraphHeader } from '../routing/graph-file.js';
+import { readGraphHeader } from '../routing/build/graph-file.js';
 import { RenderStore } from '../store/render/reader.js';
 import { mbtilesName, type Scale } from '../tiles/warm-store.js';
 import { processAlive, readPidFile } from './pidfile.js';

@@ -1,14 +1,14 @@
 import type { LatLng } from '../core/geo.js';
-import { MAX_STRETCH, viaAlternatives } from './alternatives.js';
-import { CHQuery } from './ch-query.js';
+import { MAX_STRETCH, viaAlternatives } from './query/alternatives.js';
+import { CHQuery } from './query/ch-query.js';
 import { loadGraph, type RoadGraph } from './graph.js';
-import { maneuvers } from './maneuvers.js';
-import type { Overview } from './overview.js';
-import { chainsOf, route, seedsOf, sourceSeeds, targetSeeds, type FoundRoute } from './chains.js';
-import { assemble, directPath, type RoutePath } from './path.js';
-import type { HandedOver, HelpDesk } from './route-help.js';
-import { pathRecord } from './route-record.js';
-import { snapPoint } from './snap.js';
+import { maneuvers } from './answer/maneuvers.js';
+import type { Overview } from './answer/overview.js';
+import { chainsOf, route, seedsOf, sourceSeeds, targetSeeds, type FoundRoute } from './query/chains.js';
+import { assemble, directPath, type RoutePath } from './query/path.js';
+import type { HandedOver, HelpDesk } from './threads/route-help.js';
+import { pathRecord } from './answer/route-record.js';
+import { snapPoint } from './query/snap.js';
 import type { EnginePath, EngineResult, RouteOptions, RoutingEngine } from './types.js';
 
 export interface BuiltinOptions {

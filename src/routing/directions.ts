@@ -2,10 +2,10 @@ import { AppError, isAppError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { LatLng } from '../core/geo.js';
 import type { Pool } from '../limits/pool.js';
-import { straightLine } from './degraded.js';
+import { straightLine } from './answer/degraded.js';
 import { NO_ROAD_GRAPH } from './no-graph.js';
 import { Serialised } from '../core/serialised.js';
-import { decodeLeg, encodeLeg, pathLine, polylineBytes } from './route-record.js';
+import { decodeLeg, encodeLeg, pathLine, polylineBytes } from './answer/route-record.js';
 import type { DirectionsRequest, EnginePath, RouteOptions, RoutingEngine } from './types.js';
 
 const TIMED_OUT = Symbol('timed out');

@@ -4,7 +4,7 @@ import type { RoutingConfig } from '../config/defaults.js';
 import type { Logger } from '../core/log.js';
 import { GRAPH_FILE, loadGraph, loadGraphShared } from './graph.js';
 import { noGraphEngine } from './no-graph.js';
-import { PooledRouter, type PooledRouterOptions } from './route-pool.js';
+import { PooledRouter, type PooledRouterOptions } from './threads/route-pool.js';
 import type { RoutingEngine } from './types.js';
 import { graphhopperEngine } from './upstream/graphhopper.js';
 import { osrmEngine } from './upstream/osrm.js';

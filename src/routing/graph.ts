@@ -1,7 +1,7 @@
-import { readGraphFile, readGraphFileShared, writeGraphFile, type GraphFileContents } from './graph-file.js';
-import type { CHArrays } from './ch-build.js';
-import { searchAdjacency } from './ch-search-blocks.js';
-import { routeSummaries, type RouteSummary } from './route-summary.js';
+import { readGraphFile, readGraphFileShared, writeGraphFile, type GraphFileContents } from './build/graph-file.js';
+import type { CHArrays } from './build/ch-build.js';
+import { searchAdjacency } from './build/ch-search-blocks.js';
+import { routeSummaries, type RouteSummary } from './build/route-summary.js';
 
 export const GRAPH_FILE = 'roads.graph';
 

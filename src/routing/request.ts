@@ -1,7 +1,7 @@
 import { AppError } from '../core/errors.js';
 import { haversineMeters, isLat, isLng, type LatLng } from '../core/geo.js';
 import { invalid, optionalBool, requiredCoord } from '../core/fields.js';
-import { DEFAULT_OVERVIEW, OVERVIEWS, type Overview } from './overview.js';
+import { DEFAULT_OVERVIEW, OVERVIEWS, type Overview } from './answer/overview.js';
 import type { DirectionsRequest } from './types.js';
 
 const MAX_WAYPOINTS = 4;

@@ -1,5 +1,5 @@
 import type { LatLng } from '../core/geo.js';
-import type { Overview } from './overview.js';
+import type { Overview } from './answer/overview.js';
 
 export interface Maneuver {
   type: string;

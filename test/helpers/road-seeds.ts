@@ -1,11 +1,11 @@
 import FlatQueue from 'flatqueue';
-import type { Seed } from '../../src/routing/ch-query.js';
-import { CHQuery } from '../../src/routing/ch-query.js';
-import { seedsOf, sourceSeeds, targetSeeds } from '../../src/routing/chains.js';
-import { BidiDijkstra } from '../../src/routing/dijkstra.js';
+import type { Seed } from '../../src/routing/query/ch-query.js';
+import { CHQuery } from '../../src/routing/query/ch-query.js';
+import { seedsOf, sourceSeeds, targetSeeds } from '../../src/routing/query/chains.js';
+import { BidiDijkstra } from '../../src/routing/query/dijkstra.js';
 import type { RoadGraph } from '../../src/routing/graph.js';
-import { directPath } from '../../src/routing/path.js';
-import { snapPoint, type Snap } from '../../src/routing/snap.js';
+import { directPath } from '../../src/routing/query/path.js';
+import { snapPoint, type Snap } from '../../src/routing/query/snap.js';
 
 /**
  * Route costs two ways, to compare: Dijkstra over every road edge (edge-based: along a chain to its next road edge,

@@ -1,5 +1,5 @@
 import type { ChainArrays, TurnArrays } from '../../routing/graph.js';
-import { turnAngle, turnMs, U_TURN_MS } from '../../routing/turn-cost.js';
+import { turnAngle, turnMs, U_TURN_MS } from '../../routing/build/turn-cost.js';
 
 /**
  * The turns between chains (an edge-based graph, as OSRM's): turn t leads from chain p, at the junction p ends at,

@@ -1,9 +1,9 @@
 import type { LatLng } from '../../core/geo.js';
-import { instruction, type InstructionInput, type Modifier } from '../instructions.js';
+import { instruction, type InstructionInput, type Modifier } from '../answer/instructions.js';
 import type { EngineResult, EnginePath, Maneuver, RouteOptions, RoutingEngine } from '../types.js';
 import { decodePolyline, fetchJson, trimSlash } from './http.js';
-import { overviewLine } from '../overview.js';
-import { enginePath } from '../route-record.js';
+import { overviewLine } from '../answer/overview.js';
+import { enginePath } from '../answer/route-record.js';
 
 /** GraphHopper `/route` (profile car, points_encoded=false, instructions, alternative_route). */
 interface GhInstruction {

@@ -1,7 +1,7 @@
 import { bearingFrom, bearingOf, surelyStraight, TO_RAD } from './bearings.js';
-import type { RoadGraph } from './graph.js';
+import type { RoadGraph } from '../graph.js';
 import { modifierOf, type InstructionInput, type Locale, type Modifier } from './instructions.js';
-import { className } from './profile.js';
+import { className } from '../profile.js';
 
 /**
  * What a maneuver says at a junction, from the two road edges that meet there: maneuvers.ts asks along a route,

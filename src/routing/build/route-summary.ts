@@ -1,5 +1,5 @@
-import type { ChainArrays, RoadGraph, TurnArrays } from './graph.js';
-import { chainEnd, chainStart, inputCode, junctionInput, LOOK, streetName, ZERO_M } from './junction.js';
+import type { ChainArrays, RoadGraph, TurnArrays } from '../graph.js';
+import { chainEnd, chainStart, inputCode, junctionInput, LOOK, streetName, ZERO_M } from '../answer/junction.js';
 
 /**
  * What a route needs of a chain it drives whole, and of the turn onto it, without reading the chain's road edges

@@ -1,4 +1,4 @@
-import type { Maneuver } from './types.js';
+import type { Maneuver } from '../types.js';
 
 /**
  * Maneuvers as JSON text written straight into a buffer: the same bytes as Buffer.from(JSON.stringify(list)), in

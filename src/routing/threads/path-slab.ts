@@ -1,4 +1,4 @@
-import { pathArraysBytes, pathArraysIn, routePath, type RoutePath } from './path.js';
+import { pathArraysBytes, pathArraysIn, routePath, type RoutePath } from '../query/path.js';
 
 /**
  * A path handed to another routing thread (route-help.ts): its arrays in a SharedArrayBuffer the asking thread

@@ -1,7 +1,7 @@
-import { haversineMeters, type LatLng } from '../core/geo.js';
-import { BuiltinEngine } from './builtin-engine.js';
-import type { RoadGraph } from './graph.js';
-import type { EngineResult, RouteOptions } from './types.js';
+import { haversineMeters, type LatLng } from '../../core/geo.js';
+import { BuiltinEngine } from '../builtin-engine.js';
+import type { RoadGraph } from '../graph.js';
+import type { EngineResult, RouteOptions } from '../types.js';
 
 /**
  * Short routes answered on the calling (HTTP) thread. Handing a query to a routing thread and its answer back costs

@@ -1,5 +1,5 @@
-import type { RoadGraph } from './graph.js';
-import { linePoints, type RoutePath } from './path.js';
+import type { RoadGraph } from '../graph.js';
+import { linePoints, type RoutePath } from '../query/path.js';
 
 /**
  * The route line an answer carries (directions `overview`, as OSRM and Mapbox name it). `full` is every point of

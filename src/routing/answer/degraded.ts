@@ -1,4 +1,4 @@
-import { haversineMeters, type LatLng } from '../core/geo.js';
+import { haversineMeters, type LatLng } from '../../core/geo.js';
 
 /** Spec: straight-line fallback at 4 m/s, never under 30 s. */
 const STRAIGHT_SPEED_MPS = 4;

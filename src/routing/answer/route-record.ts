@@ -1,9 +1,9 @@
 import { maneuversBytesMax, routerManeuversBytesMax, writeManeuvers, writeRouterManeuvers } from './maneuver-json.js';
-import type { RoadGraph } from './graph.js';
+import type { RoadGraph } from '../graph.js';
 import { routeLine, type Overview } from './overview.js';
 import { lineBytesMax, writeLine } from './line-json.js';
-import type { RoutePath } from './path.js';
-import type { EnginePath, Maneuver } from './types.js';
+import type { RoutePath } from '../query/path.js';
+import type { EnginePath, Maneuver } from '../types.js';
 
 /**
  * Paths as the answer sends them. A long route's answer is hundreds of KB of coordinates; kept as JS strings and

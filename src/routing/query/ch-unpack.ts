@@ -1,4 +1,4 @@
-import type { CHArrays } from './ch-build.js';
+import type { CHArrays } from '../build/ch-build.js';
 
 /**
  * The list ShortcutUnpacker.roads opens shortcuts in: part j is CH edge LIST_IDS[j]; LIST_KID[j] is where its two

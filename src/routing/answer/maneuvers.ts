@@ -1,6 +1,6 @@
 import { bearingOf } from './bearings.js';
-import { isJunction } from './chains.js';
-import type { RoadGraph } from './graph.js';
+import { isJunction } from '../query/chains.js';
+import type { RoadGraph } from '../graph.js';
 import { instruction, modifierOf, type InstructionInput, type Locale } from './instructions.js';
 import {
   chainEnd,
@@ -12,8 +12,8 @@ import {
   streetName,
   type Side,
 } from './junction.js';
-import type { RoutePath } from './path.js';
-import type { Maneuver } from './types.js';
+import type { RoutePath } from '../query/path.js';
+import type { Maneuver } from '../types.js';
 
 /**
  * Turn-by-turn maneuvers in OSRM's model, derived from the route's pieces and the junctions they pass:

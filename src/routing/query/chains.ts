@@ -1,6 +1,6 @@
-import { indexOfSorted } from '../core/sorted.js';
+import { indexOfSorted } from '../../core/sorted.js';
 import type { Seed } from './ch-query.js';
-import type { RoadGraph } from './graph.js';
+import type { RoadGraph } from '../graph.js';
 import { assembleChains, segEdgeRange, tailOf, type RoutePath } from './path.js';
 import type { Snap } from './snap.js';
 

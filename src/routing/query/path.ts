@@ -1,6 +1,6 @@
-import { lowerBound } from '../core/sorted.js';
-import type { RoadGraph } from './graph.js';
-import { LOOK, ZERO_M } from './junction.js';
+import { lowerBound } from '../../core/sorted.js';
+import type { RoadGraph } from '../graph.js';
+import { LOOK, ZERO_M } from '../answer/junction.js';
 
 const LOOK_BOTH = LOOK | (LOOK << 8);
 import type { Snap } from './snap.js';

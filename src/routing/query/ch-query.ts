@@ -1,5 +1,5 @@
 import FlatQueue from 'flatqueue';
-import type { CHArrays } from './ch-build.js';
+import type { CHArrays } from '../build/ch-build.js';
 import { SearchSpace } from './search-space.js';
 import { ShortcutUnpacker } from './ch-unpack.js';
 

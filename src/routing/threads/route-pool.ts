@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import type { LatLng } from '../core/geo.js';
+import type { LatLng } from '../../core/geo.js';
 import { takeAnswer, type SharedLeg } from './answer-slab.js';
-import { isTaskAbandoned, WorkerPool, type WorkerPoolStats } from '../limits/worker-pool.js';
-import type { RoadGraph } from './graph.js';
+import { isTaskAbandoned, WorkerPool, type WorkerPoolStats } from '../../limits/worker-pool.js';
+import type { RoadGraph } from '../graph.js';
 import { helpWords, pathsShared, type HelpInit } from './route-help.js';
-import { decodeLeg } from './route-record.js';
+import { decodeLeg } from '../answer/route-record.js';
 import type { InlineRouter } from './route-inline.js';
-import type { EngineResult, RouteOptions, RoutingEngine, WarmUpReport } from './types.js';
+import type { EngineResult, RouteOptions, RoutingEngine, WarmUpReport } from '../types.js';
 
 /** What every routing thread starts with: the shared graph (typed arrays over one SharedArrayBuffer) and options. */
 export interface RouteInit {

@@ -4,11 +4,11 @@
  * memory; only the per-query search state (CHQuery) is the thread's own.
  */
 import { workerData } from 'node:worker_threads';
-import { serveTasks, type HostData } from '../limits/worker-host.js';
-import { BuiltinEngine } from './builtin-engine.js';
+import { serveTasks, type HostData } from '../../limits/worker-host.js';
+import { BuiltinEngine } from '../builtin-engine.js';
 import { AnswerSlab } from './answer-slab.js';
 import { HelpDesk } from './route-help.js';
-import { writeLeg } from './route-record.js';
+import { writeLeg } from '../answer/route-record.js';
 import type { RouteAnswer, RouteInit, RouteTask } from './route-pool.js';
 
 const answers = new AnswerSlab();

@@ -1,14 +1,14 @@
 import { BroadcastChannel, receiveMessageOnPort } from 'node:worker_threads';
-import { route, type ChainSeed, type FoundRoute } from './chains.js';
-import type { RoadGraph } from './graph.js';
-import { maneuvers } from './maneuvers.js';
-import type { Overview } from './overview.js';
-import type { RoutePath } from './path.js';
+import { route, type ChainSeed, type FoundRoute } from '../query/chains.js';
+import type { RoadGraph } from '../graph.js';
+import { maneuvers } from '../answer/maneuvers.js';
+import type { Overview } from '../answer/overview.js';
+import type { RoutePath } from '../query/path.js';
 import { PathSlab, sharedPath, sharedTurns, type SharedPath, type SharedTurns } from './path-slab.js';
-import { pathRecord } from './route-record.js';
-import type { Snap } from './snap.js';
-import type { EnginePath } from './types.js';
-import { processWarnings, type Logger } from '../core/log.js';
+import { pathRecord } from '../answer/route-record.js';
+import type { Snap } from '../query/snap.js';
+import type { EnginePath } from '../types.js';
+import { processWarnings, type Logger } from '../../core/log.js';
 
 /**
  * Routing threads lend each other a hand within one answer. A long route's answer is its search (the hierarchy
