@@ -55,7 +55,8 @@ const layerPatterns = (layer) =>
   (FORBIDDEN[layer] ?? []).map((entry) => {
     const { dep, typesOnly } = typeof entry === 'string' ? { dep: entry, typesOnly: false } : entry;
     return {
-      regex: dep === 'app' ? '^(\\.\\./)+app\\.js$' : `^(\\.\\./)+${dep}/`,
+      // The composition root is src/app.ts and the parts it composes in src/app/.
+      regex: dep === 'app' ? '^(\\.\\./)+app(\\.js$|/)' : `^(\\.\\./)+${dep}/`,
       allowTypeImports: typesOnly,
       message: `src/${layer}/ must not ${typesOnly ? 'run code of' : 'depend on'} src/${dep} (the dependency rule in docs/architecture.md).`,
     };
@@ -64,6 +65,7 @@ const layerPatterns = (layer) =>
 /** One no-restricted-imports rule per source folder (a subfolder's entry replaces its parent's there). */
 function importRules() {
   const folders = [
+    'app',
     'cli',
     'cli/ui',
     'http',
