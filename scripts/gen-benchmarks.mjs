@@ -144,7 +144,16 @@ const RENDER = {
       'One whole `svcmaps import` per extract into a fresh data directory (default `--memory`), then `svcmaps serve` on it ' +
       "until `/readyz` answers. Peak memory is the import process's high-water mark; disk is the data directory.\n\n" +
       table(
-        ['extract', 'PBF', 'import', 'import peak memory', 'disk', 'serve: /readyz after', 'serving RSS'],
+        [
+          'extract',
+          'PBF',
+          'import',
+          'import peak memory',
+          'disk',
+          'serve: /readyz after',
+          'serving RSS',
+          'load average',
+        ],
         f.rows.map((r) => [
           r.extract,
           `${fix(r.pbfMb, 1)} MiB`,
@@ -153,6 +162,7 @@ const RENDER = {
           `${int(r.diskMb)} MiB`,
           `${fix(r.serveReadyS, 1)} s`,
           `${int(r.serveRssMb)} MiB`,
+          fix(r.loadAverage[0], 1),
         ]),
       ),
   },
