@@ -396,46 +396,46 @@ describe('structured request logs', () => {
     expect(maskSecrets('/x?a=1&t=abc.def&b=2')).toBe('/x?a=1&t=[redacted]&b=2');
   });
 
-  it('writes to stderr asynchronously and loses no line when the process exits right after flush()', () => {
+  /** Runs `body` after a production logger is made (`log`), in a process of its own; its exit code and stderr lines. */
+  const logIn = (body: string[]) => {
     const code = [
       `import { jsonLogger } from ${JSON.stringify(join(__dirname, '../src/ops/log.ts'))};`,
       'const log = jsonLogger();',
+      ...body,
+    ].join('\n');
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { i?: number; level: string; msg: string });
+    return { status: r.status, lines, tail: r.stderr.slice(-500) };
+  };
+
+  it('writes to stderr asynchronously and loses no line when the process exits right after flush()', () => {
+    const r = logIn([
       "for (let i = 0; i < 20000; i++) log.info('line', { i });",
       "log.info('stopped');",
       'await log.flush();',
       'process.exit(0);',
-    ].join('\n');
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
-      encoding: 'utf8',
-      maxBuffer: 64 << 20,
-    });
-    expect(r.status, r.stderr.slice(-500)).toBe(0);
-    const lines = r.stderr
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(lines).toHaveLength(20001);
-    expect(lines.slice(0, -1).every((l, i) => l.i === i)).toBe(true);
-    expect(lines.at(-1)).toMatchObject({ level: 'info', msg: 'stopped' });
+    ]);
+    expect(r.status, r.tail).toBe(0);
+    expect(r.lines).toHaveLength(20001);
+    expect(r.lines.slice(0, -1).every((l, i) => l.i === i)).toBe(true);
+    expect(r.lines.at(-1)).toMatchObject({ level: 'info', msg: 'stopped' });
   });
 
   it('loses no line when the process exits in the turn that logged it, without flush()', () => {
-    const code = [
-      `import { jsonLogger } from ${JSON.stringify(join(__dirname, '../src/ops/log.ts'))};`,
-      'const log = jsonLogger();',
+    const r = logIn([
       "setTimeout(() => { for (let i = 0; i < 5000; i++) log.info('line', { i }); log.error('last'); process.exit(3); }, 10);",
-    ].join('\n');
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
-      encoding: 'utf8',
-      maxBuffer: 64 << 20,
-    });
-    expect(r.status, r.stderr.slice(-500)).toBe(3);
-    const lines = r.stderr
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(lines).toHaveLength(5001);
-    expect(lines.slice(0, -1).every((l, i) => l.i === i)).toBe(true);
-    expect(lines.at(-1)).toMatchObject({ level: 'error', msg: 'last' });
+    ]);
+    expect(r.status, r.tail).toBe(3);
+    expect(r.lines).toHaveLength(5001);
+    expect(r.lines.slice(0, -1).every((l, i) => l.i === i)).toBe(true);
+    expect(r.lines.at(-1)).toMatchObject({ level: 'error', msg: 'last' });
+  });
+});
   });
 });
