@@ -16,7 +16,7 @@ import { BidiDijkstra } from '../src/routing/query/dijkstra.js';
 import { GRAPH_FILE } from '../src/routing/graph.js';
 import type { Seed } from '../src/routing/query/ch-query.js';
 import { seedsOf, sourceSeeds, targetSeeds } from '../src/routing/query/chains.js';
-import type { RoadGraph } from '../src/routing/graph.js';
+import type { RoadGraph } from '../src/routing/road-graph.js';
 import { segEdgeRange } from '../src/routing/query/path.js';
 import { snapPoint, type Snap } from '../src/routing/query/snap.js';
 import type { ReadyLine } from './lifecycle.js';

@@ -3,7 +3,7 @@ import { buildRoadGraph } from '../src/import/roads/build-graph.js';
 import type { OsmRoads } from '../src/import/roads/osm-read.js';
 import { BuiltinEngine } from '../src/routing/builtin-engine.js';
 import { turnOnto } from '../src/routing/query/chains.js';
-import type { RoadGraph } from '../src/routing/graph.js';
+import type { RoadGraph } from '../src/routing/road-graph.js';
 import { pathManeuvers } from '../src/routing/answer/route-record.js';
 import { turnAngle, turnMs, U_TURN_MS } from '../src/routing/build/turn-cost.js';
 import { osmRoads } from './helpers/osm-roads.js';

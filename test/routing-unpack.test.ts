@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildCH } from '../src/routing/build/ch-build.js';
 import { CHQuery } from '../src/routing/query/ch-query.js';
 import { setUnpackKeep, setUnpackListLimit } from '../src/routing/query/ch-unpack.js';
-import type { RoadGraph } from '../src/routing/graph.js';
+import type { RoadGraph } from '../src/routing/road-graph.js';
 import { lineJson } from '../src/routing/answer/line-json.js';
 import { assemble } from '../src/routing/query/path.js';
 import { randomGrid } from './helpers/grid.js';

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haversineMeters } from '../src/core/geo.js';
-import { GRAPH_FILE, loadGraph, type RoadGraph } from '../src/routing/graph.js';
+import { GRAPH_FILE, loadGraph } from '../src/routing/graph.js';
+import type { RoadGraph } from '../src/routing/road-graph.js';
 import { errorCode, startServer, type TestServer } from './helpers/app.js';
 import { MONACO_PBF } from './helpers/fixtures.js';
 

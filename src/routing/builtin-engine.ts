@@ -1,7 +1,8 @@
 import type { LatLng } from '../core/geo.js';
 import { MAX_STRETCH, viaAlternatives } from './query/alternatives.js';
 import { CHQuery } from './query/ch-query.js';
-import { loadGraph, type RoadGraph } from './graph.js';
+import { loadGraph } from './graph.js';
+import type { RoadGraph } from './road-graph.js';
 import { maneuvers } from './answer/maneuvers.js';
 import type { Overview } from './answer/overview.js';
 import { chainsOf, route, seedsOf, sourceSeeds, targetSeeds, type FoundRoute } from './query/chains.js';

@@ -3,7 +3,7 @@ import type { Seed } from '../../src/routing/query/ch-query.js';
 import { CHQuery } from '../../src/routing/query/ch-query.js';
 import { seedsOf, sourceSeeds, targetSeeds } from '../../src/routing/query/chains.js';
 import { BidiDijkstra } from '../../src/routing/query/dijkstra.js';
-import type { RoadGraph } from '../../src/routing/graph.js';
+import type { RoadGraph } from '../../src/routing/road-graph.js';
 import { directPath } from '../../src/routing/query/path.js';
 import { snapPoint, type Snap } from '../../src/routing/query/snap.js';
 

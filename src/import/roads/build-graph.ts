@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { haversineMeters } from '../../core/geo.js';
 import { buildCH } from '../../routing/build/ch-build.js';
-import { routeSummaries, type RouteSummary } from '../../routing/build/route-summary.js';
-import { GRAPH_VERSION, type RoadGraph } from '../../routing/graph.js';
+import { routeSummaries } from '../../routing/build/route-summary.js';
+import { GRAPH_VERSION, type RoadGraph, type RouteSummary } from '../../routing/road-graph.js';
 import { GrowF64, GrowI32, GrowU32 } from './grow.js';
 import { indexOfSorted } from '../../core/sorted.js';
 import type { OsmRoads } from './osm-read.js';

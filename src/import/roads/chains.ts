@@ -1,4 +1,4 @@
-import type { ChainArrays } from '../../routing/graph.js';
+import type { ChainArrays } from '../../routing/road-graph.js';
 
 /**
  * Degree-2 chains. Eight in ten road graph nodes only shape a road between two junctions: a node inside one way

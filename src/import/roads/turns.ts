@@ -1,4 +1,4 @@
-import type { ChainArrays, TurnArrays } from '../../routing/graph.js';
+import type { ChainArrays, TurnArrays } from '../../routing/road-graph.js';
 import { turnAngle, turnMs, U_TURN_MS } from '../../routing/build/turn-cost.js';
 
 /**

@@ -1,5 +1,5 @@
 import { bearingFrom, bearingOf, surelyStraight, TO_RAD } from './bearings.js';
-import type { RoadGraph } from '../graph.js';
+import type { RoadGraph } from '../road-graph.js';
 import { modifierOf, type InstructionInput, type Locale, type Modifier } from './instructions.js';
 import { className } from '../profile.js';
 

@@ -1,6 +1,6 @@
 import { bearingOf } from './bearings.js';
 import { isJunction } from '../query/chains.js';
-import type { RoadGraph } from '../graph.js';
+import type { RoadGraph } from '../road-graph.js';
 import { instruction, modifierOf, type InstructionInput, type Locale } from './instructions.js';
 import {
   chainEnd,
@@ -41,7 +41,7 @@ export function maneuvers(g: RoadGraph, p: RoutePath, locale: Locale): Maneuver[
     wayRoundabout = g.wayRoundabout;
   for (let i = 0; i + 1 < n; i++) {
     const v = node[i]!;
-    // Fast paths. The end of a piece of one road edge inside a chain (graph.ts), a shape point inside one way with
+    // Fast paths. The end of a piece of one road edge inside a chain (road-graph.ts), a shape point inside one way with
     // no other way out, has nothing to announce: one bit, in an array small enough to stay in cache (a chain
     // piece ends at a junction). A turn onto a chain says what it says whatever the route (path.ts RoutePath.say):
     // most junctions of a long route are passed, or announced, without reading either chain. (The first piece may

@@ -1,4 +1,4 @@
-import type { RoadGraph } from '../graph.js';
+import type { RoadGraph } from '../road-graph.js';
 import { linePoints, type RoutePath } from '../query/path.js';
 
 /**

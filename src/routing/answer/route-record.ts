@@ -1,5 +1,5 @@
 import { maneuversBytesMax, routerManeuversBytesMax, writeManeuvers, writeRouterManeuvers } from './maneuver-json.js';
-import type { RoadGraph } from '../graph.js';
+import type { RoadGraph } from '../road-graph.js';
 import { routeLine, type Overview } from './overview.js';
 import { lineBytesMax, writeLine } from './line-json.js';
 import type { RoutePath } from '../query/path.js';

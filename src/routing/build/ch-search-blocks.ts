@@ -1,5 +1,3 @@
-import type { CHArrays } from './ch-build.js';
-
 /**
  * The search graphs as one block per node (CHArrays.chFirst, chAdj), from the up and down edge lists (CSR of edge
  * ids; core edges in both). A search settling u reads its block in one run: the count, then every neighbour with
@@ -16,7 +14,7 @@ export function searchAdjacency(
   dnFirst: Uint32Array,
   dnEdge: Uint32Array,
   memory: (bytes: number) => ArrayBufferLike = (b) => new ArrayBuffer(b),
-): Pick<CHArrays, 'chFirst' | 'chAdj'> {
+): { chFirst: Uint32Array; chAdj: Uint32Array } {
   const n = upFirst.length - 1;
   const chFirst = new Uint32Array(memory(4 * (n + 1)));
   const len = n + 3 * (upFirst[n]! + dnFirst[n]!);

@@ -1,26 +1,5 @@
-import type { ChainArrays, RoadGraph, TurnArrays } from '../graph.js';
+import type { ChainArrays, RoadGraph, RouteSummary, TurnArrays } from '../road-graph.js';
 import { chainEnd, chainStart, inputCode, junctionInput, LOOK, streetName, ZERO_M } from '../answer/junction.js';
-
-/**
- * What a route needs of a chain it drives whole, and of the turn onto it, without reading the chain's road edges
- * (path.ts builds a route of chains; a cross-country one drives ~10^3 chains of ~10^4 road edges):
- * - cEnd[4c..4c + 3]: the junction it ends at (longitude, latitude, node) and its length in metres (of the road
- *   edges a route keeps as pieces: longer than ZERO_M), side by side, so a route reads them in one cache line;
- * - cDev[c]: how far its inner points stray from the straight line between its ends, in degrees, longitude
- *   unscaled. A flat map scales longitude by cos(latitude) <= 1, which only brings points closer to a line, so cDev
- *   bounds the deviation a route's overview measures on any map (overview.ts). Rounded up, never down, to float32;
- * - cWay[c]: the way of its first road edge with geometry (the street a turn onto it leads onto);
- * - tSay[t]: what a maneuver says at turn t, in English (low byte) and in Arabic (high byte), as junction.ts
- *   inputCode() writes it: nothing (0, most junctions of a long route), a turn, fork, merge or continue, or LOOK
- *   (a roundabout at either side: its exits depend on where the route entered it). What junction.ts says there
- *   depends on the two chains alone, so maneuvers.ts passes or announces a turn without reading either chain.
- */
-export interface RouteSummary {
-  cEnd: Float64Array;
-  cDev: Float32Array;
-  cWay: Uint32Array;
-  tSay: Uint16Array;
-}
 
 /** A float32 at or above x: Math.fround rounds to the nearest, which may be below, so x is raised past that first. */
 const f32Up = (x: number) => Math.fround(x * (1 + 1e-6));

@@ -1,6 +1,6 @@
 import type { CHQuery } from './ch-query.js';
 import { chainsOf, roadChains, route, seedAt, type ChainSeed, type RouteEnds } from './chains.js';
-import type { RoadGraph } from '../graph.js';
+import type { RoadGraph } from '../road-graph.js';
 import type { RoutePath } from './path.js';
 
 /**

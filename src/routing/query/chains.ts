@@ -1,11 +1,11 @@
 import { indexOfSorted } from '../../core/sorted.js';
 import type { Seed } from './ch-query.js';
-import type { RoadGraph } from '../graph.js';
+import type { RoadGraph } from '../road-graph.js';
 import { assembleChains, segEdgeRange, tailOf, type RoutePath } from './path.js';
 import type { Snap } from './snap.js';
 
 /**
- * The hierarchy's graph is chains and the turns between them (graph.ts ChainArrays and TurnArrays,
+ * The hierarchy's graph is chains and the turns between them (road-graph.ts ChainArrays and TurnArrays,
  * import/roads/chains.ts and turns.ts): a search node is a chain, reached once it has been driven to its end. A
  * snapped origin seeds the chain it lies on, at the cost of driving on to that chain's end (in each drivable
  * direction); a snapped destination is reached from every chain that may turn onto the destination's chain, at

@@ -1,5 +1,5 @@
 import { lowerBound } from '../../core/sorted.js';
-import type { RoadGraph } from '../graph.js';
+import type { RoadGraph } from '../road-graph.js';
 import { LOOK, ZERO_M } from '../answer/junction.js';
 
 const LOOK_BOTH = LOOK | (LOOK << 8);
@@ -7,7 +7,7 @@ import type { Snap } from './snap.js';
 
 /**
  * A route as struct-of-arrays pieces. Piece i runs from point i to point i + 1 of `pts`, and is a whole chain
- * (graph.ts ChainArrays: the road between two junctions), one road edge, or the partial segment from/to a snapped
+ * (road-graph.ts ChainArrays: the road between two junctions), one road edge, or the partial segment from/to a snapped
  * point. A cross-country route drives ~10^3 chains of ~10^4 road edges: built of chains, it reads a chain's end and
  * its summary (route-summary.ts), and its road edges only where the line (linePoints) or a maneuver needs them.
  */

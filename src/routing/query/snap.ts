@@ -1,4 +1,4 @@
-import type { RoadGraph } from '../graph.js';
+import type { RoadGraph } from '../road-graph.js';
 
 /** A point snapped onto a road segment: the projected point, its fraction t along a->b, and the distance to it. */
 export interface Snap {

@@ -1,6 +1,6 @@
 import { BroadcastChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { route, type ChainSeed, type FoundRoute } from '../query/chains.js';
-import type { RoadGraph } from '../graph.js';
+import type { RoadGraph } from '../road-graph.js';
 import { maneuvers } from '../answer/maneuvers.js';
 import type { Overview } from '../answer/overview.js';
 import type { RoutePath } from '../query/path.js';

@@ -1,6 +1,6 @@
 import { haversineMeters, type LatLng } from '../../core/geo.js';
 import { BuiltinEngine } from '../builtin-engine.js';
-import type { RoadGraph } from '../graph.js';
+import type { RoadGraph } from '../road-graph.js';
 import type { EngineResult, RouteOptions } from '../types.js';
 
 /**

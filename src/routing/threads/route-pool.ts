@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import type { LatLng } from '../../core/geo.js';
 import { takeAnswer, type SharedLeg } from './answer-slab.js';
 import { isTaskAbandoned, WorkerPool, type WorkerPoolStats } from '../../limits/worker-pool.js';
-import type { RoadGraph } from '../graph.js';
+import type { RoadGraph } from '../road-graph.js';
 import { helpWords, pathsShared, type HelpInit } from './route-help.js';
 import { decodeLeg } from '../answer/route-record.js';
 import type { InlineRouter } from './route-inline.js';
