@@ -437,5 +437,3 @@ describe('structured request logs', () => {
     expect(r.lines.at(-1)).toMatchObject({ level: 'error', msg: 'last' });
   });
 });
-  });
-});
