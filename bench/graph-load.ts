@@ -1,5 +1,5 @@
 /**
- * The road graph's load at start-up (src/routing/graph-file.ts readGraphFileShared): chunks read several at a time
+ * The road graph's load at start-up (src/routing/build/graph-file.ts readGraphFileShared): chunks read several at a time
  * against one 64 MB read at a time, each load in a fresh process (the memory it reads into is touched for the first
  * time, as at a real start), alternating which goes first. The file comes from the page cache (it was read just
  * before), as after an import or on a warm restart. Prints each way's median and their ratio.

@@ -1,5 +1,5 @@
 /**
- * Routing threads sharing an answer's paths (src/routing/route-help.ts) against each thread writing its own: two
+ * Routing threads sharing an answer's paths (src/routing/threads/route-help.ts) against each thread writing its own: two
  * pools of routing threads over one loaded graph, one with `share_paths` and one without, asked the same routes one
  * at a time, alternating which goes first per route. Prints p50/p90 per pool, their ratio, and how many answers
  * were the same bytes (all must be).

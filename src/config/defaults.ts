@@ -100,13 +100,13 @@ export interface RoutingConfig {
   threads: number;
   /** Built-in queries that may wait for a routing thread; beyond, 503 DIRECTIONS_BACKPRESSURE. */
   queue: number;
-  /** An idle routing thread writes paths of another's answer (routing/route-help.ts); false: each writes its own. */
+  /** An idle routing thread writes paths of another's answer (routing/threads/route-help.ts); false: each writes its own. */
   share_paths: boolean;
   /** Routes the routing threads answer once everything else is up, before /readyz says ready (0 = none). */
   warm_routes: number;
   /**
    * A single-leg route whose ends are at most this far apart is computed on the HTTP thread while no other request
-   * is in flight, rather than handed to a routing thread (routing/route-inline.ts); 0 = always a routing thread.
+   * is in flight, rather than handed to a routing thread (routing/threads/route-inline.ts); 0 = always a routing thread.
    */
   inline_max_km: number;
 }

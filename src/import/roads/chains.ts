@@ -5,7 +5,7 @@ import type { ChainArrays } from '../../routing/road-graph.js';
  * with exactly one segment on each side. The contraction hierarchy is built over the junctions alone, with one
  * edge per chain of road edges between two of them (as OSRM compresses its graph), so the hierarchy, its build and
  * every search over it are several times smaller; the road edges stay as they are for geometry and snapping, and
- * each chain lists its road edges in driving order (ChainArrays, read back in routing/chains.ts).
+ * each chain lists its road edges in driving order (ChainArrays, read back in routing/query/chains.ts).
  */
 
 /** The snapping segments and the graph edges of each (graph.ts, before or after renumbering alike). */

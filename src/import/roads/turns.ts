@@ -3,7 +3,7 @@ import { turnAngle, turnMs, U_TURN_MS } from '../../routing/build/turn-cost.js';
 
 /**
  * The turns between chains (an edge-based graph, as OSRM's): turn t leads from chain p, at the junction p ends at,
- * onto chain tHead[t] leaving that junction, and costs tMs[t] (routing/turn-cost.ts). The contraction hierarchy is
+ * onto chain tHead[t] leaving that junction, and costs tMs[t] (routing/build/turn-cost.ts). The contraction hierarchy is
  * built over chains as nodes and turns as edges, so turn costs and turn restrictions (already in the junction
  * copies: a chain ends at the copy its restriction allows) are part of every search. A U-turn is a turn only where
  * the chain has no other way on.
