@@ -92,7 +92,7 @@ export class TieredTileService implements TileService {
   }
 
   async tile(r: TileRequest): Promise<TileAnswer | undefined> {
-    const hot = this.hot(r);
+    const hot = r.hotChecked ? undefined : this.hot(r);
     if (hot) return hot;
     const key = this.hotKey(r);
     let produced: Produced;

@@ -14,6 +14,8 @@ export interface TileRequest {
   lane?: Lane;
   /** The requester's signal (client gone, request timed out): a render it alone waits for is dropped unstarted. */
   signal?: AbortSignal;
+  /** The caller looked in the hot tier already (hot() answered nothing): tile() does not look, or count, again. */
+  hotChecked?: boolean;
 }
 
 export interface TileAnswer {

@@ -56,7 +56,9 @@ export function register(router: Router, s: Services): void {
         const t = parseTilePath(ctx.params.z!, ctx.params.x!, ctx.params.y!, prefetch);
         const hot = s.tiles.hot?.(t);
         if (hot) return tileReply(ctx, hot, prefetch);
-        return s.tiles.tile({ ...t, signal: ctx.req.signal }).then((answer) => tileReply(ctx, answer, prefetch));
+        return s.tiles
+          .tile({ ...t, signal: ctx.req.signal, hotChecked: s.tiles.hot !== undefined })
+          .then((answer) => tileReply(ctx, answer, prefetch));
       },
     },
     {
