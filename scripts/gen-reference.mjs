@@ -7,7 +7,7 @@
 //                          the defaults of src/config/defaults.ts: what `svcmaps config schema` prints)
 //
 // The sources are read through tsx, so the pages follow src/ even when dist/ is older. Nothing here depends on the
-// machine or the date: help is laid out at a fixed width, without colours. test/docs-reference.test.ts renders both
+// machine or the date: help is laid out at a fixed width, without colours. test/docs/reference.test.ts renders both
 // pages with the functions below and fails when a committed page differs.
 //
 // Usage: node scripts/gen-reference.mjs [--check]
