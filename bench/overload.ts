@@ -21,13 +21,13 @@
  *
  * Tunables (environment): BENCH_BASELINE_MAPS (32). Results are also written to bench/results/overload-<time>.json.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fork } from 'node:child_process';
 import { createServer } from 'node:net';
 import { ensurePlacesDb } from '../src/places/load.js';
-import { ROOT, startProc, type Proc } from './tiles-proc.js';
+import { ROOT, startProc, statusMb, type Proc } from './tiles-proc.js';
 import { rawGet, type Answer } from './raw-get.js';
 import { recordResult } from './record.js';
 
@@ -258,7 +258,7 @@ async function main(): Promise<void> {
     await run('1,000 cold z14 tiles at once', () => burst(coldTiles(1000), {}), false);
 
     goals(rows);
-    const hwm = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+    const hwm = statusMb(proc.pid, 'VmHWM');
     console.log(`\nserver peak RSS over the whole run (VmHWM): ${hwm.toFixed(0)} MB`);
     console.log(
       `machine: ${cpus()[0]?.model ?? '?'} x${availableParallelism()}, load average ${loadavg()

@@ -13,13 +13,13 @@
  * already built.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { recordResult } from './record.js';
 import { syntheticCountry } from './synth.js';
-import { ROOT } from './tiles-proc.js';
+import { ROOT, statusMb } from './tiles-proc.js';
 
 const CLI = join(ROOT, 'bin/svcmaps');
 
@@ -27,15 +27,6 @@ const EXTRACTS: Record<string, { label: string; pbf: () => string }> = {
   monaco: { label: 'a city: Monaco', pbf: () => join(ROOT, 'test/fixtures/osm/monaco.osm.pbf') },
   '100': { label: 'a small country: 100 copies', pbf: () => syntheticCountry(100) },
   '600': { label: 'Egypt-size: 600 copies', pbf: () => syntheticCountry(600) },
-};
-
-const statusMb = (pid: number, field: 'VmHWM' | 'VmRSS'): number => {
-  try {
-    return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return NaN; // the process has just exited
-    throw e;
-  }
 };
 
 /** Bytes under a directory (files only; the data directory has no links). */

@@ -11,6 +11,18 @@ export const ROOT = resolve(HERE, '..');
 const children = new Set<ChildProcess>();
 process.on('exit', () => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL')));
 
+/** A field of /proc/<pid>/status in MiB (VmRSS now, VmHWM the peak); NaN once the process is gone. */
+export function statusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    return (
+      Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024
+    );
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return NaN; // the process has just exited
+    throw e;
+  }
+}
+
 export interface Proc {
   port: number;
   ready: ReadyLine;
@@ -49,8 +61,7 @@ export function startProc(script: string, args: string[], env: NodeJS.ProcessEnv
           const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
           return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime in clock ticks (USER_HZ = 100)
         },
-        rssMb: () =>
-          Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024,
+        rssMb: () => statusMb(child.pid!, 'VmRSS'),
         stop: async () => {
           child.kill('SIGTERM');
           await exited;

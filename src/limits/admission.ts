@@ -190,8 +190,20 @@ export class Admission {
   wouldRefuse(lane: Lane): { reason: 'full' | 'late'; retryAfterS: number } | undefined {
     const budget = this.o.lanes[lane];
     if (!budget || this.startsNow(lane)) return undefined;
-    if (this.live.get(lane)! >= budget.queue || this.predictedWaitMs(lane) > budget.waitMs)
-      return { reason: this.live.get(lane)! >= budget.queue ? 'full' : 'late', retryAfterS: this.retryAfterS(lane) };
+    const r = this.refusalOf(lane, budget.queue, budget.waitMs, true);
+    return r && { reason: r.reason, retryAfterS: this.retryAfterS(lane) };
+  }
+
+  /** Why a job entering `lane` now, and not starting at once, is refused: its lane's queue full, or too long a wait. */
+  private refusalOf(
+    lane: Lane,
+    queue: number,
+    waitMs: number,
+    predict: boolean,
+  ): { reason: 'full' | 'late'; detail?: string } | undefined {
+    if (this.live.get(lane)! >= queue) return { reason: 'full' };
+    const predicted = predict ? this.predictedWaitMs(lane) : 0;
+    if (predicted > waitMs) return { reason: 'late', detail: `predicted wait ${Math.round(predicted)} ms` };
     return undefined;
   }
 
@@ -210,9 +222,8 @@ export class Admission {
       return this.execute(job);
     }
     const waitMs = opts.waitMs ?? budget.waitMs;
-    if (this.live.get(lane)! >= budget.queue) return this.refused(lane, 'full');
-    const predicted = opts.predict === false ? 0 : this.predictedWaitMs(lane);
-    if (predicted > waitMs) return this.refused(lane, 'late', `predicted wait ${Math.round(predicted)} ms`);
+    const refusal = this.refusalOf(lane, budget.queue, waitMs, opts.predict !== false);
+    if (refusal) return this.refused(lane, refusal.reason, refusal.detail);
 
     return new Promise<T>((resolve, reject) => {
       const entry: Entry = {
